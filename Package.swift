@@ -1,0 +1,36 @@
+// swift-tools-version:6.1
+
+import PackageDescription
+
+let package = Package(
+    name: "FluxCapacitor",
+    products: [
+        .library(name: "FluxCapacitor", targets: ["FluxCapacitor"])
+    ],
+    targets: [
+        .target(name: "FluxCapacitor"),
+        .testTarget(
+            name: "FluxCapacitorTests",
+            dependencies: ["FluxCapacitor"]
+        ),
+    ]
+)
+
+for target in package.targets where [.executable, .test, .regular].contains(target.type) {
+    var settings = target.swiftSettings ?? []
+
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0335-existential-any.md
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0444-member-import-visibility.md
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0409-access-level-on-imports.md
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    #if compiler(>=6.2)
+    // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0461-async-function-isolation.md
+    settings.append(.enableUpcomingFeature("NonisolatedNonsendingByDefault"))
+    #endif
+    // Every public type says whether it is Sendable.
+    settings.append(.unsafeFlags(["-Xfrontend", "-require-explicit-sendable"]))
+
+    target.swiftSettings = settings
+}

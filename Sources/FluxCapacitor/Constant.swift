@@ -1,0 +1,39 @@
+/// The trait of a ``Constant``: its value can be read, not set.
+public enum ImmutableTrait: ValueTrait, Sendable {}
+
+/// An observable value that can be read but not set: the face a store shows of its
+/// private ``Variable``s.
+///
+/// ```swift
+/// let repositories: Constant<[Repository]>
+/// private let _repositories = Variable<[Repository]>([])
+///
+/// required init() {
+///     repositories = Constant(_repositories)
+/// }
+/// ```
+public typealias Constant<Element: Sendable> = PrimitiveValue<ImmutableTrait, Element>
+
+extension PrimitiveValue where Trait == ImmutableTrait {
+    /// Makes a constant that shares `variable`'s value and observers: it reads what the
+    /// variable holds, and its observers hear every change of the variable.
+    ///
+    /// ```swift
+    /// let variable = Variable<Int>(0)
+    /// let constant = Constant(variable)
+    /// variable.value = 1
+    /// print(constant.value) // 1
+    /// ```
+    public convenience init(_ variable: Variable<Element>) {
+        self.init(core: variable.core)
+    }
+
+    /// The current value.
+    ///
+    /// ```swift
+    /// let count = store.repositories.value.count
+    /// ```
+    public var value: Element {
+        core.value
+    }
+}

@@ -1,0 +1,43 @@
+/// One entry of the dispatch log: a dispatched state, the store it is for, and where the
+/// dispatch is. See ``Dispatcher/observeDispatches(_:)``.
+///
+/// ```swift
+/// Dispatcher.shared.observeDispatches { event in
+///     print(event.phase, event.storeType, event.state)
+/// }
+/// ```
+public struct DispatchEvent {
+    /// Where a dispatch is when the log hears of it.
+    public enum Phase: Sendable, Hashable {
+        /// The live store is about to reduce the state.
+        case willReduce
+        /// The live store has reduced the state and its `.current` observers have run.
+        case didReduce
+        /// No instance of the store was alive: the state was dropped.
+        case droppedWithoutStore
+    }
+
+    /// Where the dispatch is.
+    public let phase: Phase
+    /// The dispatched state.
+    public let state: any DispatchState
+    /// The store type the state is for (its `RelatedStoreType`).
+    public let storeType: any Storable.Type
+    /// The live store that reduces the state; `nil` when it was dropped.
+    public let store: (any Storable)?
+
+    /// Whether a live store received the state.
+    public var wasReceived: Bool { store != nil }
+
+    init<State: DispatchState>(phase: Phase, state: State, store: State.RelatedStoreType?) {
+        self.phase = phase
+        self.state = state
+        self.storeType = State.RelatedStoreType.self
+        self.store = store
+    }
+}
+
+// A dispatch event holds the dispatched state, which needs not be Sendable: the log hands
+// it to subscribers on the dispatching thread.
+@available(*, unavailable)
+extension DispatchEvent: Sendable {}

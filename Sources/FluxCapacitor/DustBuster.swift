@@ -1,0 +1,74 @@
+/// A bag of ``Dust`` that cleans every dust it holds when ``clean()`` is called and when
+/// the buster goes away.
+///
+/// Keep one per owner of observations (a view model, a service) so that its observations
+/// end with it:
+///
+/// ```swift
+/// final class RepositoryListViewModel {
+///     private let dustBuster = DustBuster()
+///
+///     init(store: RepositoryStore = .instantiate()) {
+///         store.repositories
+///             .observe(on: .main) { [weak self] in self?.show($0) }
+///             .cleaned(by: dustBuster)
+///     }
+/// }
+/// ```
+///
+/// The buster holds each dust until it is cleaned, by the buster or on its own; a
+/// cleaned dust is let go at once, so it does not keep what its observer captured alive.
+public final class DustBuster: @unchecked Sendable {
+    // Sendable: `mutex` guards `dusts`.
+    private let mutex = PThreadMutex()
+    private var dusts: [ObjectIdentifier: Dust] = [:]
+
+    /// Makes an empty buster.
+    ///
+    /// ```swift
+    /// let dustBuster = DustBuster()
+    /// ```
+    public init() {}
+
+    deinit {
+        // Nobody else can reach `dusts` now: a dust's weak reference to a buster that is
+        // going away reads as nil.
+        for dust in dusts.values {
+            dust.clean()
+        }
+        mutex.deallocate()
+    }
+
+    /// Cleans every dust the buster holds and empties it. The buster can be used again.
+    ///
+    /// ```swift
+    /// dustBuster.clean()
+    /// ```
+    public func clean() {
+        let dusts = mutex.withLock {
+            let dusts = self.dusts
+            self.dusts = [:]
+            return dusts
+        }
+        for dust in dusts.values {
+            dust.clean()
+        }
+    }
+
+    /// The number of dusts the buster holds.
+    ///
+    /// ```swift
+    /// print(dustBuster.count)
+    /// ```
+    public var count: Int {
+        mutex.withLock { dusts.count }
+    }
+
+    func insert(_ dust: Dust) {
+        mutex.withLock { dusts[ObjectIdentifier(dust)] = dust }
+    }
+
+    func remove(_ dust: Dust) {
+        mutex.withLock { dusts[ObjectIdentifier(dust)] = nil }
+    }
+}

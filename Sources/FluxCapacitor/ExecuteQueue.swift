@@ -1,0 +1,27 @@
+public import Dispatch
+
+/// Where an observer is called.
+///
+/// ```swift
+/// value.observe(on: .main) { print($0) }
+/// value.observe(on: .queue(workQueue)) { process($0) }
+/// ```
+///
+/// Whatever the queue, one observer sees the values of a ``PrimitiveValue`` in the order
+/// they were set, each once: asynchronous deliveries to one observer are queued in order
+/// and never run at the same time.
+public enum ExecuteQueue: Sendable {
+    /// On the thread that sets the value, before the setter (or the dispatch that set it)
+    /// returns.
+    case current
+
+    /// On the main thread: at once when the value is set on the main thread and nothing
+    /// is waiting for this observer, else asynchronously on `DispatchQueue.main`.
+    ///
+    /// On Linux the main queue runs only while something drains it (`dispatchMain()`,
+    /// `RunLoop.main.run()`, or an `async` `main`).
+    case main
+
+    /// Asynchronously on `queue`.
+    case queue(DispatchQueue)
+}

@@ -1,0 +1,78 @@
+import Dispatch
+
+/// The in-order, one-at-a-time delivery of values to one observer on a dispatch queue
+/// (``ExecuteQueue/main`` or ``ExecuteQueue/queue(_:)``).
+///
+/// Values are put in by the thread delivering a round of the observed value (rounds never
+/// overlap, so there is one producer at a time) and taken out by one drain job on the
+/// queue, which is scheduled when the first value arrives and runs until the box is empty.
+/// A concurrent queue therefore still sees one call at a time, in order.
+final class Mailbox<Element: Sendable>: @unchecked Sendable {
+    // Sendable: `values`, `head`, `isScheduled` and `isCancelled` are guarded by the
+    // striped mutex for this object.
+    private let target: DispatchQueue?
+    private var values: [Element] = []
+    private var head = 0
+    private var isScheduled = false
+    private var isCancelled = false
+
+    /// A mailbox for `.queue(target)`, or for `.main` when `target` is nil.
+    init(target: DispatchQueue?) {
+        self.target = target
+    }
+
+    /// Delivers `value` to `handler` in order: at once when the box is for the main queue,
+    /// the caller is on the main thread and nothing is waiting; else on the queue.
+    func deliver(_ value: Element, to handler: @escaping @Sendable (Element) -> Void) {
+        let mutex = StripedLocks.mutex(for: self)
+        mutex.lock()
+        if isCancelled {
+            mutex.unlock()
+            return
+        }
+        if target == nil, !isScheduled, MainThread.isCurrent {
+            mutex.unlock()
+            handler(value)
+            return
+        }
+        values.append(value)
+        let mustSchedule = !isScheduled
+        isScheduled = true
+        mutex.unlock()
+        if mustSchedule {
+            (target ?? DispatchQueue.main).async { self.drain(handler) }
+        }
+    }
+
+    private func drain(_ handler: @Sendable (Element) -> Void) {
+        let mutex = StripedLocks.mutex(for: self)
+        while true {
+            mutex.lock()
+            guard !isCancelled, head < values.count else {
+                values.removeAll(keepingCapacity: values.count <= 64)
+                head = 0
+                isScheduled = false
+                mutex.unlock()
+                return
+            }
+            let value = values[head]
+            head += 1
+            mutex.unlock()
+            handler(value)
+        }
+    }
+
+    /// Drops what is waiting; nothing more is delivered.
+    func cancel() {
+        let dropped: [Element] = StripedLocks.mutex(for: self).withLock {
+            isCancelled = true
+            defer {
+                values = []
+                head = 0
+            }
+            return values
+        }
+        // Released here, outside the lock: an element's deinit may run user code.
+        _ = dropped
+    }
+}

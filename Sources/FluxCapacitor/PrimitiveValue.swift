@@ -1,0 +1,70 @@
+/// The trait of a ``PrimitiveValue``: ``MutableTrait`` for a ``Variable``,
+/// ``ImmutableTrait`` for a ``Constant``.
+///
+/// ```swift
+/// extension PrimitiveValue where Trait == ImmutableTrait {
+///     var isEmpty: Bool { … }
+/// }
+/// ```
+public protocol ValueTrait {}
+
+/// An observable value: a ``Variable`` (read and write) or a ``Constant`` (read only).
+///
+/// A store keeps its state in private `Variable`s and exposes `Constant`s made from them;
+/// a `Constant` shares its `Variable`'s value and observers.
+///
+/// ```swift
+/// let variable = Variable<Int>(0)
+/// let constant = Constant(variable)
+///
+/// let dust = constant.observe { value in
+///     print(value) // 10
+/// }
+/// variable.value = 10
+/// dust.clean()
+/// ```
+///
+/// Values are thread-safe: any thread may read, set and observe them at once. Observers
+/// are called without any lock held, so they may set values, observe and clean.
+public final class PrimitiveValue<Trait: ValueTrait, Element: Sendable>: Sendable {
+    let core: ValueCore<Element>
+
+    init(core: ValueCore<Element>) {
+        self.core = core
+    }
+
+    /// Calls `changes` with every value set from now on, on `queue`, until the returned
+    /// ``Dust`` is cleaned.
+    ///
+    /// - Parameters:
+    ///   - queue: Where to call `changes`; ``ExecuteQueue/current`` by default.
+    ///   - ignoreFirst: When `false`, `changes` is first called with the current value,
+    ///     on `queue` like every later one. Reading the current value and registering are
+    ///     one step, so no value set in between is missed. `true` by default, as in
+    ///     FluxCapacitor 0.10, whose `observe` reported changes only.
+    ///   - changes: Called with each value, in the order the values were set, each once,
+    ///     never twice at the same time.
+    /// - Returns: A ``Dust`` that ends the observation; clean it, or hand it to a
+    ///   ``DustBuster``. Dropping it does not end the observation.
+    ///
+    /// ```swift
+    /// store.repositories
+    ///     .observe(on: .main, ignoreFirst: false) { repositories in
+    ///         render(repositories)
+    ///     }
+    ///     .cleaned(by: dustBuster)
+    /// ```
+    ///
+    /// Observers of a value are called in the order they were registered. A value set
+    /// while observers run (by an observer, or by another thread) is delivered after the
+    /// current round; a setter on another thread may therefore return before its value
+    /// reached the observers, which the thread delivering the current round then does.
+    @preconcurrency
+    public func observe(
+        on queue: ExecuteQueue = .current,
+        ignoreFirst: Bool = true,
+        changes: @escaping @Sendable (Element) -> Void
+    ) -> Dust {
+        core.observe(on: queue, ignoreFirst: ignoreFirst, changes: changes)
+    }
+}

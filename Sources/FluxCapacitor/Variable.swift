@@ -1,0 +1,48 @@
+/// The trait of a ``Variable``: its value can be read and set.
+public enum MutableTrait: ValueTrait, Sendable {}
+
+/// An observable value that can be read and set.
+///
+/// ```swift
+/// let count = Variable<Int>(0)
+/// count.value = 1
+/// count.value += 1
+/// print(count.value) // 2
+/// ```
+///
+/// Stores keep their state in private `Variable`s, change them in `reduce(with:)`, and
+/// expose them as ``Constant``s.
+public typealias Variable<Element: Sendable> = PrimitiveValue<MutableTrait, Element>
+
+extension PrimitiveValue where Trait == MutableTrait {
+    /// Makes a variable holding `value`.
+    ///
+    /// ```swift
+    /// private let _repositories = Variable<[Repository]>([])
+    /// ```
+    public convenience init(_ value: Element) {
+        self.init(core: ValueCore(value))
+    }
+
+    /// The current value. Setting it notifies every observer.
+    ///
+    /// Changing it in place (`value.append(x)`, `value += 1`) is one atomic
+    /// read-modify-write that does not copy the old value, followed by one notification.
+    ///
+    /// ```swift
+    /// _repositories.value.append(contentsOf: page)
+    /// ```
+    public var value: Element {
+        get {
+            core.value
+        }
+        set {
+            core.set(newValue)
+        }
+        _modify {
+            core.lockForModify()
+            defer { core.finishModify() }
+            yield &core.storage
+        }
+    }
+}
