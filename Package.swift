@@ -8,15 +8,23 @@ let package = Package(
         .library(name: "FluxCapacitor", targets: ["FluxCapacitor"])
     ],
     targets: [
-        .target(name: "FluxCapacitor"),
+        .target(name: "FluxCapacitor", dependencies: ["CFluxCapacitorAtomics"]),
+        // One process-wide atomic flag, in C11 so that it works on every platform the
+        // library supports (`Synchronization.Atomic` needs macOS 15 / iOS 18).
+        .target(name: "CFluxCapacitorAtomics"),
         .testTarget(
             name: "FluxCapacitorTests",
+            dependencies: ["FluxCapacitor"]
+        ),
+        .testTarget(
+            name: "MigrationGuideTests",
             dependencies: ["FluxCapacitor"]
         ),
     ]
 )
 
-for target in package.targets where [.executable, .test, .regular].contains(target.type) {
+for target in package.targets
+where [.executable, .test, .regular].contains(target.type) && !target.name.hasPrefix("C") {
     var settings = target.swiftSettings ?? []
 
     // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0335-existential-any.md

@@ -53,12 +53,6 @@ public final class Dispatcher: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// The dispatcher in use: ``shared``.
-    @inlinable
-    public static var current: Dispatcher {
-        shared
-    }
-
     /// Unregisters every store: later dispatches are dropped until stores are instantiated
     /// again, and the next ``Storable/instantiate()`` of each type makes a new instance.
     ///
@@ -107,8 +101,11 @@ public final class Dispatcher: @unchecked Sendable {
     }
 
     private func log(_ event: DispatchEvent, to subscribers: [DispatchLogSubscriber]) {
-        for subscriber in subscribers where !subscriber.isRemoved {
-            subscriber.handler(event)
+        for subscriber in subscribers {
+            // A local copy: the handler may unsubscribe itself, which lets go of it.
+            if let handler = subscriber.handler {
+                handler(event)
+            }
         }
     }
 
@@ -134,19 +131,21 @@ public final class Dispatcher: @unchecked Sendable {
     }
 
     func removeLogSubscriber(_ subscriber: DispatchLogSubscriber) {
-        mutex.withLock {
-            subscriber.isRemoved = true
+        let handler = mutex.withLock {
             logSubscribers.removeAll { $0 === subscriber }
+            defer { subscriber.handler = nil }
+            return subscriber.handler
         }
+        // Released outside the lock: its captures may run user deinit code.
+        _ = handler
     }
 }
 
 /// A dispatch-log subscription; cleaning it unsubscribes.
 final class DispatchLogSubscriber: Dust, @unchecked Sendable {
-    // Sendable: `isRemoved` is written and read with the dispatcher's mutex held.
-    let handler: @Sendable (DispatchEvent) -> Void
+    // Sendable: `handler` is read and cleared with the dispatcher's mutex held.
+    var handler: (@Sendable (DispatchEvent) -> Void)?
     private weak var dispatcher: Dispatcher?
-    var isRemoved = false
 
     init(dispatcher: Dispatcher, handler: @escaping @Sendable (DispatchEvent) -> Void) {
         self.dispatcher = dispatcher

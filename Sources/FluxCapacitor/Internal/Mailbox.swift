@@ -11,7 +11,8 @@ final class Mailbox<Element: Sendable>: @unchecked Sendable {
     // Sendable: `values`, `head`, `isScheduled` and `isCancelled` are guarded by the
     // striped mutex for this object.
     private let target: DispatchQueue?
-    private var values: [Element] = []
+    /// Each value with the dispatcher scope it was set in, to bind around the call.
+    private var values: [(value: Element, scope: Dispatcher?)] = []
     private var head = 0
     private var isScheduled = false
     private var isCancelled = false
@@ -30,12 +31,12 @@ final class Mailbox<Element: Sendable>: @unchecked Sendable {
             mutex.unlock()
             return
         }
-        if target == nil, !isScheduled, MainThread.isCurrent {
+        if target == nil, !isScheduled, MainQueue.isCurrent {
             mutex.unlock()
             handler(value)
             return
         }
-        values.append(value)
+        values.append((value, Dispatcher.scopeToCarry))
         let mustSchedule = !isScheduled
         isScheduled = true
         mutex.unlock()
@@ -55,16 +56,20 @@ final class Mailbox<Element: Sendable>: @unchecked Sendable {
                 mutex.unlock()
                 return
             }
-            let value = values[head]
+            let (value, scope) = values[head]
             head += 1
             mutex.unlock()
-            handler(value)
+            if let scope {
+                Dispatcher.$scoped.withValue(scope) { handler(value) }
+            } else {
+                handler(value)
+            }
         }
     }
 
     /// Drops what is waiting; nothing more is delivered.
     func cancel() {
-        let dropped: [Element] = StripedLocks.mutex(for: self).withLock {
+        let dropped = StripedLocks.mutex(for: self).withLock {
             isCancelled = true
             defer {
                 values = []

@@ -57,7 +57,7 @@ final class ValueCore<Element: Sendable>: @unchecked Sendable {
 
     deinit {
         for reference in observers.removeAll() {
-            reference.release()
+            Self.retire(reference)
         }
         mutex.deallocate()
     }
@@ -148,21 +148,27 @@ final class ValueCore<Element: Sendable>: @unchecked Sendable {
         mutex.lock()
         switch record.state {
         case .pending:
-            // Skipped and let go when its turn to join comes.
+            // Skipped when its turn to join comes.
             record.state = .removed
+            if drainer != ThreadID.current {
+                // Not in a round of this thread, so its first value is not being delivered.
+                mutex.unlock()
+                record.retire()
+                return
+            }
         case .active(let slot):
             if drainer == 0 {
                 record.state = .removed
                 let reference = observers.remove(at: slot)
                 compactIfSparse()
                 mutex.unlock()
-                reference.release()
+                Self.retire(reference)
                 return
             } else if drainer == ThreadID.current {
                 record.state = .removed
                 retired.append(observers.remove(at: slot))
             } else {
-                record.state = .leaving
+                record.state = .leaving(slot)
                 pendingRemovals.append(record)
             }
         case .leaving, .removed:
@@ -197,11 +203,12 @@ final class ValueCore<Element: Sendable>: @unchecked Sendable {
 
     /// Runs what was handed over during the round, then stops being the drainer.
     private func finishDraining() {
+        var skipped: [Record] = []
         mutex.lock()
         while true {
             if !pendingRemovals.isEmpty {
                 for record in pendingRemovals {
-                    if case .active(let slot) = record.state {
+                    if case .leaving(let slot) = record.state {
                         retired.append(observers.remove(at: slot))
                     }
                     record.state = .removed
@@ -214,7 +221,10 @@ final class ValueCore<Element: Sendable>: @unchecked Sendable {
                     || add.version < pendingValues[pendingValuesHead].version
                 {
                     pendingAddsHead += 1
-                    guard case .pending = add.record.state else { continue }
+                    guard case .pending = add.record.state else {
+                        skipped.append(add.record)
+                        continue
+                    }
                     add.record.state = .active(observers.append(add.record))
                     if let first = add.first {
                         mutex.unlock()
@@ -253,11 +263,25 @@ final class ValueCore<Element: Sendable>: @unchecked Sendable {
         mutex.unlock()
         // Released outside the lock: a handler's captures may run user deinit code.
         for reference in retired {
-            reference.release()
+            Self.retire(reference)
+        }
+        for record in skipped {
+            record.retire()
         }
     }
 
+    /// Lets go of a record that has left the slab: its handler, then the slab's reference.
+    private static func retire(_ reference: Unmanaged<Record>) {
+        reference._withUnsafeGuaranteedRef { $0.retire() }
+        reference.release()
+    }
+
     private func compactIfSparse() {
-        observers.compactIfSparse { record, slot in record.state = .active(slot) }
+        observers.compactIfSparse { record, slot in
+            switch record.state {
+            case .leaving: record.state = .leaving(slot)
+            default: record.state = .active(slot)
+            }
+        }
     }
 }

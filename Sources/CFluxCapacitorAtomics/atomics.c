@@ -1,0 +1,3 @@
+#include "CFluxCapacitorAtomics.h"
+
+atomic_bool cflux_scopes_used_flag = false;

@@ -1,0 +1,87 @@
+internal import CFluxCapacitorAtomics
+
+extension Dispatcher {
+    /// The dispatcher bound by the innermost ``withCurrent(_:operation:)-(_,()->R)``.
+    @TaskLocal
+    static var scoped: Dispatcher?
+
+    /// The dispatcher that ``Storable/instantiate()``, ``Storable/clear()`` and
+    /// ``Actionable/invoke(_:)`` use here: the one bound by the innermost enclosing
+    /// ``withCurrent(_:operation:)-(_,()->R)``, else ``shared``.
+    ///
+    /// ```swift
+    /// let dispatcher = Dispatcher.current
+    /// ```
+    public static var current: Dispatcher {
+        // Until the first scope, skip the task-local lookup: it is most of the cost of
+        // `current`, and programs that never scope never pay for it.
+        guard cflux_scopes_were_used() else {
+            return shared
+        }
+        return scoped ?? shared
+    }
+
+    /// Runs `operation` with `dispatcher` as ``current``: the stores it instantiates, the
+    /// states it invokes and the stores it clears live in `dispatcher`'s registry, not in
+    /// ``shared`` nor in any other scope's.
+    ///
+    /// This is how tests that run in parallel keep their stores apart (the
+    /// `FluxCapacitorTesting` trait `.isolatedDispatcher` does it for a whole test):
+    ///
+    /// ```swift
+    /// Dispatcher.withCurrent(Dispatcher()) {
+    ///     let store = RepositoryStore.instantiate()
+    ///     RepositoryAction().invoke(.removeAllRepositories)
+    ///     #expect(store.repositories.value.isEmpty)
+    /// }
+    /// ```
+    ///
+    /// **What carries the scope.** Everything that runs synchronously inside `operation`;
+    /// child tasks (`async let`, task groups) and `Task { }` started inside it, which
+    /// inherit task-local values; and FluxCapacitor's own deliveries to ``ExecuteQueue/main``
+    /// and ``ExecuteQueue/queue(_:)`` observers of changes made inside it.
+    ///
+    /// **What does not.** `DispatchQueue.async`, `Thread`, `Task.detached`, and callbacks
+    /// that other libraries run on their own threads (a `URLSession` completion handler,
+    /// say) run outside the scope and reach ``shared``. Carry the scope there yourself:
+    ///
+    /// ```swift
+    /// let dispatcher = Dispatcher.current
+    /// session.send(request) { result in
+    ///     Dispatcher.withCurrent(dispatcher) { action.invoke(.loaded(result)) }
+    /// }
+    /// ```
+    public static func withCurrent<Result>(
+        _ dispatcher: Dispatcher,
+        operation: () throws -> Result
+    ) rethrows -> Result {
+        cflux_mark_scopes_used()
+        return try $scoped.withValue(dispatcher, operation: operation)
+    }
+
+    /// Runs the asynchronous `operation` with `dispatcher` as ``current``; see
+    /// ``withCurrent(_:operation:)-(_,()->R)``.
+    ///
+    /// ```swift
+    /// await Dispatcher.withCurrent(Dispatcher()) {
+    ///     await UserAction().fetchUsers(withQuery: "swift")
+    /// }
+    /// ```
+    public static func withCurrent<Result>(
+        _ dispatcher: Dispatcher,
+        isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> Result
+    ) async rethrows -> Result {
+        cflux_mark_scopes_used()
+        return try await $scoped.withValue(dispatcher, operation: operation, isolation: isolation)
+    }
+
+    /// The dispatcher to bind around a hop to another queue, or `nil` when ``current`` is
+    /// ``shared`` (then no binding is needed).
+    static var scopeToCarry: Dispatcher? {
+        guard cflux_scopes_were_used() else {
+            return nil
+        }
+        return scoped
+    }
+}
