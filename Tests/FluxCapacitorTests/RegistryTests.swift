@@ -1,0 +1,223 @@
+import FluxCapacitor
+import Foundation
+import Testing
+
+// Two store types with the same name in different namespaces: a registry keyed by type
+// names would mix them up.
+enum FirstModule {
+    final class Store: Storable {
+        typealias DispatchStateType = State
+        let received = Variable<[Int]>([])
+        required init() {}
+        func reduce(with state: State) {
+            if case .value(let value) = state { received.value.append(value) }
+        }
+    }
+    enum State: DispatchState {
+        typealias RelatedStoreType = Store
+        typealias RelatedActionType = Action
+        case value(Int)
+    }
+    struct Action: Actionable { typealias DispatchStateType = State }
+}
+
+enum SecondModule {
+    final class Store: Storable {
+        typealias DispatchStateType = State
+        let received = Variable<[Int]>([])
+        required init() {}
+        func reduce(with state: State) {
+            if case .value(let value) = state { received.value.append(value) }
+        }
+    }
+    enum State: DispatchState {
+        typealias RelatedStoreType = Store
+        typealias RelatedActionType = Action
+        case value(Int)
+    }
+    struct Action: Actionable { typealias DispatchStateType = State }
+}
+
+/// A store whose init instantiates another store, as view models and stores often do.
+final class DependentStore: Storable {
+    typealias DispatchStateType = DependentState
+    let counter: CounterStore
+    required init() {
+        counter = CounterStore.instantiate()
+    }
+    func reduce(with state: DependentState) {}
+}
+
+enum DependentState: DispatchState {
+    typealias RelatedStoreType = DependentStore
+    typealias RelatedActionType = DependentAction
+    case nothing
+}
+
+struct DependentAction: Actionable { typealias DispatchStateType = DependentState }
+
+/// A store that is slow to make, so that threads asking for it pile up while it is made.
+final class SlowToMakeStore: Storable {
+    typealias DispatchStateType = SlowToMakeState
+    static let inits = Locked(0)
+    required init() {
+        SlowToMakeStore.inits.withLock { $0 += 1 }
+        Thread.sleep(forTimeInterval: 0.005)
+    }
+    func reduce(with state: SlowToMakeState) {}
+}
+
+enum SlowToMakeState: DispatchState {
+    typealias RelatedStoreType = SlowToMakeStore
+    typealias RelatedActionType = SlowToMakeAction
+    case nothing
+}
+
+struct SlowToMakeAction: Actionable { typealias DispatchStateType = SlowToMakeState }
+
+/// A store whose init instantiates its own type: a programming error.
+final class SelfInstantiatingStore: Storable {
+    typealias DispatchStateType = SelfInstantiatingState
+    required init() {
+        _ = SelfInstantiatingStore.instantiate()
+    }
+    func reduce(with state: SelfInstantiatingState) {}
+}
+
+enum SelfInstantiatingState: DispatchState {
+    typealias RelatedStoreType = SelfInstantiatingStore
+    typealias RelatedActionType = SelfInstantiatingAction
+    case nothing
+}
+
+struct SelfInstantiatingAction: Actionable { typealias DispatchStateType = SelfInstantiatingState }
+
+@Suite("Weak, type-keyed registry")
+struct RegistryTests {
+    @Test func instantiateReturnsTheLiveInstanceWhileItIsHeld() {
+        isolated {
+            let store = CounterStore.instantiate()
+            #expect(CounterStore.instantiate() === store)
+            #expect(CounterStore.instantiate() === store)
+        }
+    }
+
+    @Test func storeIsFreedWhenTheLastOutsideReferenceGoesAndTheNextInstantiateMakesANewOne() {
+        isolated {
+            weak var weakStore: CounterStore?
+            var firstSerial = 0
+            do {
+                let store = CounterStore.instantiate()
+                store.afterReduce.withLock { $0 = { _ in } }
+                firstSerial = store.serial
+                weakStore = store
+                CounterAction().invoke(.increment)
+            }
+            #expect(weakStore == nil, "the registry must not keep a store alive")
+
+            let next = CounterStore.instantiate()
+            #expect(next.serial != firstSerial)
+            #expect(next.count.value == 0)
+        }
+    }
+
+    @Test func storeTypesWithTheSameNameInDifferentNamespacesAreDifferentKeys() {
+        isolated {
+            let first = FirstModule.Store.instantiate()
+            let second = SecondModule.Store.instantiate()
+            #expect(String(describing: FirstModule.Store.self) == String(describing: SecondModule.Store.self))
+
+            FirstModule.Action().invoke(.value(1))
+            SecondModule.Action().invoke(.value(2))
+
+            #expect(first.received.value == [1])
+            #expect(second.received.value == [2])
+        }
+    }
+
+    @Test func clearUnregistersTheStoreSoDispatchesNoLongerReachIt() {
+        isolated {
+            let store = CounterStore.instantiate()
+            store.clear()
+            CounterAction().invoke(.increment)
+            #expect(store.count.value == 0)
+
+            let next = CounterStore.instantiate()
+            #expect(next !== store)
+            CounterAction().invoke(.increment)
+            #expect(next.count.value == 1)
+        }
+    }
+
+    @Test func clearOfAnInstanceThatIsNotRegisteredLeavesTheRegisteredOneAlone() {
+        isolated {
+            let old = CounterStore.instantiate()
+            old.clear()
+            let current = CounterStore.instantiate()
+            old.clear()
+            #expect(CounterStore.instantiate() === current)
+        }
+    }
+
+    @Test func unregisterAllForgetsEveryStore() {
+        isolated {
+            let counter = CounterStore.instantiate()
+            let first = FirstModule.Store.instantiate()
+            Dispatcher.current.unregisterAll()
+
+            CounterAction().invoke(.increment)
+            FirstModule.Action().invoke(.value(1))
+            #expect(counter.count.value == 0)
+            #expect(first.received.value.isEmpty)
+            #expect(CounterStore.instantiate() !== counter)
+        }
+    }
+
+    @Test func storeInitMayInstantiateAnotherStore() {
+        isolated {
+            let dependent = DependentStore.instantiate()
+            #expect(dependent.counter === CounterStore.instantiate())
+        }
+    }
+
+    @Test func sixtyFourThreadsInstantiatingAtOnceGetOneInstance() {
+        isolated {
+            let initsBefore = SlowToMakeStore.inits.value
+            let instances = Locked<[SlowToMakeStore]>([])
+            onThreads(64) { _ in
+                let store = SlowToMakeStore.instantiate()
+                instances.withLock { $0.append(store) }
+            }
+            let all = instances.value
+            #expect(all.count == 64)
+            #expect(all.allSatisfy { $0 === all[0] })
+            #expect(SlowToMakeStore.inits.value - initsBefore == 1)
+        }
+    }
+
+    @Test func storesWhoseInitInstantiatesAnotherStoreDoNotDeadlockAcrossThreads() {
+        isolated {
+            let dependents = Locked<[DependentStore]>([])
+            onThreads(16) { index in
+                if index.isMultiple(of: 2) {
+                    dependents.withLock { $0.append(DependentStore.instantiate()) }
+                } else {
+                    _ = CounterStore.instantiate()
+                    dependents.withLock { $0.append(DependentStore.instantiate()) }
+                }
+            }
+            let all = dependents.value
+            #expect(all.count == 16)
+            #expect(all.allSatisfy { $0 === all[0] })
+            #expect(all[0].counter === CounterStore.instantiate())
+        }
+    }
+
+    @Test func aStoreThatInstantiatesItselfFromInitStopsWithAMessageNamingIt() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = SelfInstantiatingStore.instantiate()
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("SelfInstantiatingStore.init() led to SelfInstantiatingStore.instantiate()"))
+    }
+}

@@ -1,0 +1,46 @@
+import FluxCapacitor
+
+extension Dispatcher {
+    enum Counter: DispatchState, Equatable {
+        typealias RelatedStoreType = CounterStore
+        typealias RelatedActionType = CounterAction
+
+        case increment
+        case add(Int)
+        case set(Int)
+    }
+}
+
+/// A store for the tests: a count, plus a hook that runs after each reduction.
+final class CounterStore: Storable {
+    typealias DispatchStateType = Dispatcher.Counter
+
+    /// Every store made, so tests can tell instances apart even if an address is reused.
+    static let made = Locked(0)
+
+    let serial: Int
+    let count: Constant<Int>
+    private let _count = Variable(0)
+    let afterReduce = Locked<(@Sendable (Dispatcher.Counter) -> Void)?>(nil)
+
+    required init() {
+        serial = CounterStore.made.withLock {
+            $0 += 1
+            return $0
+        }
+        count = Constant(_count)
+    }
+
+    func reduce(with state: Dispatcher.Counter) {
+        switch state {
+        case .increment: _count.value += 1
+        case .add(let amount): _count.value += amount
+        case .set(let value): _count.value = value
+        }
+        afterReduce.value?(state)
+    }
+}
+
+struct CounterAction: Actionable {
+    typealias DispatchStateType = Dispatcher.Counter
+}

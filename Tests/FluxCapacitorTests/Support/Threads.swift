@@ -1,0 +1,67 @@
+import FluxCapacitor
+import Foundation
+
+/// A value guarded by an `NSLock` (which ThreadSanitizer sees), for test bookkeeping.
+final class Locked<Value>: @unchecked Sendable {
+    // Sendable: `lock` guards `stored`.
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) {
+        stored = value
+    }
+
+    var value: Value {
+        lock.withLock { stored }
+    }
+
+    @discardableResult
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try lock.withLock { try body(&stored) }
+    }
+}
+
+/// Runs `body(index)` on `count` new threads that start together, and waits for all of
+/// them. Each thread runs in the caller's dispatcher scope.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let dispatcher = Dispatcher.current
+    let ready = DispatchGroup()
+    let done = DispatchGroup()
+    let start = DispatchSemaphore(value: 0)
+    for index in 0..<count {
+        ready.enter()
+        done.enter()
+        let thread = Thread {
+            ready.leave()
+            start.wait()
+            Dispatcher.withCurrent(dispatcher) { body(index) }
+            done.leave()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+    ready.wait()
+    for _ in 0..<count {
+        start.signal()
+    }
+    done.wait()
+}
+
+/// Runs `body` in a dispatcher scope of its own, so that tests running in parallel never
+/// share stores.
+func isolated<Result>(_ body: () throws -> Result) rethrows -> Result {
+    try Dispatcher.withCurrent(Dispatcher(), operation: body)
+}
+
+/// An object whose deinit is counted, to see what is released.
+final class Tracked: Sendable {
+    let deinits: Locked<Int>
+
+    init(_ deinits: Locked<Int>) {
+        self.deinits = deinits
+    }
+
+    deinit {
+        deinits.withLock { $0 += 1 }
+    }
+}

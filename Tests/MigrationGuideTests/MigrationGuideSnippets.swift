@@ -1,0 +1,120 @@
+// The **After** snippets of MIGRATION.md, verbatim: this file compiling is what
+// "every After snippet compiles" means. `MigrationGuideTests` checks that each one is here.
+
+import FluxCapacitor
+
+extension Dispatcher {
+    enum Repository: DispatchState {
+        typealias RelatedStoreType = RepositoryStore
+        typealias RelatedActionType = RepositoryAction
+
+        case isRepositoryFetching(Bool)
+        case addRepositories([GitHub.Repository])
+        case removeAllRepositories
+    }
+}
+
+final class RepositoryStore: Storable {
+    typealias DispatchStateType = Dispatcher.Repository
+
+    let isRepositoryFetching: Constant<Bool>
+    private let _isRepositoryFetching = Variable<Bool>(false)
+
+    let repositories: Constant<[GitHub.Repository]>
+    private let _repositories = Variable<[GitHub.Repository]>([])
+
+    required init() {
+        self.isRepositoryFetching = Constant(_isRepositoryFetching)
+        self.repositories = Constant(_repositories)
+    }
+
+    func reduce(with state: Dispatcher.Repository) {
+        switch state {
+        case .isRepositoryFetching(let value):
+            _isRepositoryFetching.value = value
+        case .addRepositories(let value):
+            _repositories.value.append(contentsOf: value)
+        case .removeAllRepositories:
+            _repositories.value.removeAll()
+        }
+    }
+}
+
+final class RepositoryObserver {
+    let store = RepositoryStore.instantiate()
+    let dustBuster = DustBuster()
+
+    func observeStore() {
+        store.repositories
+            .observe(on: .main) { repositories in
+                print(repositories.count)
+            }
+            .cleaned(by: dustBuster)
+    }
+}
+
+final class FavoritesScreen {
+    let repositoryStore = RepositoryStore.instantiate()
+
+    deinit {
+        repositoryStore.clear()
+    }
+}
+
+final class RepositoryCounter {
+    private let store: RepositoryStore
+    private let dustBuster = DustBuster()
+
+    init(store: RepositoryStore = .instantiate()) {
+        self.store = store
+        store.repositories
+            .observe { print($0.count) }
+            .cleaned(by: dustBuster)
+    }
+}
+
+func reportDroppedDispatches(until dustBuster: DustBuster) {
+    Dispatcher.shared
+        .observeDispatches { event in
+            if event.phase == .droppedWithoutStore {
+                print("no live \(event.storeType) for \(event.state)")
+            }
+        }
+        .cleaned(by: dustBuster)
+}
+
+func fetchWhenEmpty(store: RepositoryStore, action: RepositoryAction, dustBuster: DustBuster) {
+    store.repositories
+        .observe { repositories in
+            if repositories.isEmpty {
+                action.invoke(.isRepositoryFetching(true))
+                // Runs after this observer returns, before the outer invoke returns.
+            }
+        }
+        .cleaned(by: dustBuster)
+}
+
+func render(from store: RepositoryStore, dustBuster: DustBuster) {
+    store.repositories
+        .observe(on: .main, ignoreFirst: false) { repositories in
+            print("showing \(repositories.count) repositories")
+        }
+        .cleaned(by: dustBuster)
+}
+
+@MainActor
+final class RepositoryListModel {
+    private(set) var titles: [String] = []
+    private let store = RepositoryStore.instantiate()
+    private let dustBuster = DustBuster()
+
+    func observeStore() {
+        store.repositories
+            .observe(on: .main) { [weak self] repositories in
+                MainActor.assumeIsolated {
+                    self?.titles = repositories.map(\.name)
+                }
+            }
+            .cleaned(by: dustBuster)
+    }
+}
