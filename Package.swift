@@ -8,10 +8,10 @@ let package = Package(
         .library(name: "FluxCapacitor", targets: ["FluxCapacitor"])
     ],
     targets: [
-        .target(name: "FluxCapacitor", dependencies: ["CFluxCapacitorAtomics"]),
+        .target(name: "FluxCapacitor", dependencies: ["CFluxCapacitorShims"]),
         // One process-wide atomic flag, in C11 so that it works on every platform the
         // library supports (`Synchronization.Atomic` needs macOS 15 / iOS 18).
-        .target(name: "CFluxCapacitorAtomics"),
+        .target(name: "CFluxCapacitorShims"),
         .testTarget(
             name: "FluxCapacitorTests",
             dependencies: ["FluxCapacitor"]

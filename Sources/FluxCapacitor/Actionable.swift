@@ -36,6 +36,6 @@ extension Actionable {
     /// ```
     @inlinable
     public func invoke(_ state: DispatchStateType) {
-        Dispatcher.current.dispatch(state)
+        Dispatcher.dispatchInCurrent(state)
     }
 }

@@ -33,6 +33,7 @@ extension PrimitiveValue where Trait == ImmutableTrait {
     /// ```swift
     /// let count = store.repositories.value.count
     /// ```
+    @inlinable
     public var value: Element {
         core.value
     }

@@ -1,4 +1,4 @@
-internal import CFluxCapacitorAtomics
+internal import CFluxCapacitorShims
 
 extension Dispatcher {
     /// The dispatcher bound by the innermost ``withCurrent(_:operation:)-(_,()->R)``.
@@ -76,12 +76,38 @@ extension Dispatcher {
         return try await $scoped.withValue(dispatcher, operation: operation, isolation: isolation)
     }
 
-    /// The dispatcher to bind around a hop to another queue, or `nil` when ``current`` is
-    /// ``shared`` (then no binding is needed).
+    /// The dispatcher bound by an enclosing scope, or `nil` when ``current`` is ``shared``.
+    /// Cheap when no scope was ever entered. Also what to bind around a hop to another
+    /// queue (nothing, when `nil`).
+    @usableFromInline
     static var scopeToCarry: Dispatcher? {
         guard cflux_scopes_were_used() else {
             return nil
         }
         return scoped
+    }
+
+    /// ``shared``, unretained: it lives as long as the process.
+    @usableFromInline
+    static let unretainedShared = Unmanaged.passUnretained(shared)
+
+    /// Dispatches `state` in ``current``. Unlike `current.dispatch(state)`, it neither
+    /// retains nor releases ``shared`` when no scope is bound.
+    @inlinable
+    static func dispatchInCurrent<State: DispatchState>(_ state: State) {
+        if let scoped = scopeToCarry {
+            scoped.dispatch(state)
+        } else {
+            unretainedShared._withUnsafeGuaranteedRef { $0.dispatch(state) }
+        }
+    }
+
+    /// The live instance of `Store` in ``current``, or a new one; see `dispatchInCurrent`.
+    @inlinable
+    static func instanceInCurrent<Store: Storable>(of type: Store.Type) -> Store {
+        if let scoped = scopeToCarry {
+            return scoped.registry.instance(of: type)
+        }
+        return unretainedShared._withUnsafeGuaranteedRef { $0.registry.instance(of: type) }
     }
 }

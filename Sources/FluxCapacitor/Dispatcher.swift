@@ -30,16 +30,26 @@
 ///   crashes, nothing is kept, and the drop is reported to the dispatch log with the phase
 ///   ``DispatchEvent/Phase-swift.enum/droppedWithoutStore``.
 public final class Dispatcher: @unchecked Sendable {
-    // Sendable: `mutex` (recursive, so the dispatching thread can re-enter to queue work)
-    // guards `isDispatching`, `queued` and `logSubscribers`. `registry` has its own lock.
+    // Sendable: `mutex` guards `hasLogSubscribers`, `queued` and `logSubscribers`, and is
+    // held for the whole of a dispatch, so a thread that holds it is the dispatching thread
+    // (`Lock` knows its owner, which is how reentrant calls are recognized). `registry` has
+    // its own lock. The mutex-guarded fields skip the runtime's dynamic exclusivity checks,
+    // which would cost more than the rest of a dispatch.
 
     /// The dispatcher that ``Storable/instantiate()`` and ``Actionable/invoke(_:)`` use.
     public static let shared = Dispatcher()
 
+    @usableFromInline
     let registry = StoreRegistry()
-    private let mutex = PThreadMutex(recursive: true)
-    private var isDispatching = false
+    @usableFromInline
+    let mutex = Lock()
+    /// Whether `logSubscribers` is not empty: the common path checks this one flag.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var hasLogSubscribers = false
+    @exclusivity(unchecked)
     private var queued = DispatchQueueBuffer()
+    @exclusivity(unchecked)
     private var logSubscribers: [DispatchLogSubscriber] = []
 
     /// Makes a dispatcher with a registry of its own, empty.
@@ -64,33 +74,55 @@ public final class Dispatcher: @unchecked Sendable {
     }
 
     /// Dispatches `state` to the live instance of its store. See ``Actionable/invoke(_:)``.
-    @usableFromInline
+    ///
+    /// Inlinable, so that the common path runs specialized for the state type in the
+    /// caller's module.
+    @inlinable
     func dispatch<State: DispatchState>(_ state: State) {
-        mutex.lock()
-        if isDispatching {
-            // Reentrant call on the dispatching thread: run it after the current one.
-            queued.append { dispatcher in dispatcher.deliver(state) }
-            mutex.unlock()
+        if mutex.isHeldByCurrentThread {
+            // A dispatch is running on this thread: run this one after it.
+            enqueue(state)
             return
         }
-        isDispatching = true
+        mutex.lock()
         deliver(state)
-        while let next = queued.popFirst() {
-            next(self)
-        }
-        isDispatching = false
-        mutex.unlock()
+        finishDispatchingLocked()
     }
 
     /// Reduces `state` in its live store and tells the log. Runs with `mutex` held.
-    @inline(__always)
-    private func deliver<State: DispatchState>(_ state: State) {
-        let store = registry.liveInstance(of: State.RelatedStoreType.self)
-        if logSubscribers.isEmpty {
-            store?.reduce(with: state)
+    @inlinable
+    func deliver<State: DispatchState>(_ state: State) {
+        if hasLogSubscribers {
+            deliverLogged(state)
             return
         }
-        let subscribers = logSubscribers
+        if let store = registry.liveObject(of: ObjectIdentifier(State.RelatedStoreType.self)) {
+            // The registry keeps a `State.RelatedStoreType` under this key, and only that.
+            unsafeDowncast(store, to: State.RelatedStoreType.self).reduce(with: state)
+        }
+    }
+
+    /// A dispatch made while one runs on this thread (which holds `mutex`): run it after
+    /// the current one.
+    @usableFromInline
+    func enqueue<State: DispatchState>(_ state: State) {
+        queued.append { dispatcher in dispatcher.deliver(state) }
+    }
+
+    /// Runs the dispatches queued meanwhile, then lets other threads dispatch. Call with
+    /// `mutex` held; unlocks.
+    @usableFromInline
+    func finishDispatchingLocked() {
+        while let next = queued.popFirst() {
+            next(self)
+        }
+        mutex.unlock()
+    }
+
+    @usableFromInline
+    func deliverLogged<State: DispatchState>(_ state: State) {
+        let store = registry.liveInstance(of: State.RelatedStoreType.self)
+        let subscribers = liveLogSubscribers()
         guard let store else {
             log(DispatchEvent(phase: .droppedWithoutStore, state: state, store: nil), to: subscribers)
             return
@@ -100,9 +132,20 @@ public final class Dispatcher: @unchecked Sendable {
         log(DispatchEvent(phase: .didReduce, state: state, store: store), to: subscribers)
     }
 
+    /// The subscribers that are not cleaned; forgets the cleaned ones. Runs with `mutex`
+    /// held.
+    private func liveLogSubscribers() -> [DispatchLogSubscriber] {
+        if logSubscribers.contains(where: { $0.isCleaned }) {
+            logSubscribers.removeAll { $0.isCleaned }
+            hasLogSubscribers = !logSubscribers.isEmpty
+        }
+        return logSubscribers
+    }
+
     private func log(_ event: DispatchEvent, to subscribers: [DispatchLogSubscriber]) {
         for subscriber in subscribers {
-            // A local copy: the handler may unsubscribe itself, which lets go of it.
+            // Read at each call: a subscriber cleaned meanwhile (by a handler, say) is not
+            // called again.
             if let handler = subscriber.handler {
                 handler(event)
             }
@@ -125,35 +168,50 @@ public final class Dispatcher: @unchecked Sendable {
     ///     .cleaned(by: dustBuster)
     /// ```
     public func observeDispatches(_ handler: @escaping @Sendable (DispatchEvent) -> Void) -> Dust {
-        let subscriber = DispatchLogSubscriber(dispatcher: self, handler: handler)
-        mutex.withLock { logSubscribers.append(subscriber) }
+        let subscriber = DispatchLogSubscriber(handler: handler)
+        withMutex {
+            logSubscribers.append(subscriber)
+            hasLogSubscribers = true
+        }
         return subscriber
     }
 
-    func removeLogSubscriber(_ subscriber: DispatchLogSubscriber) {
-        let handler = mutex.withLock {
-            logSubscribers.removeAll { $0 === subscriber }
-            defer { subscriber.handler = nil }
-            return subscriber.handler
+}
+
+extension Dispatcher {
+    /// Runs `body` holding `mutex`: locks it, unless this thread holds it already because
+    /// it is dispatching (a log subscriber or observer subscribing or cleaning).
+    private func withMutex<Result>(_ body: () -> Result) -> Result {
+        if mutex.isHeldByCurrentThread {
+            return body()
         }
-        // Released outside the lock: its captures may run user deinit code.
-        _ = handler
+        return mutex.withLock(body)
     }
 }
 
-/// A dispatch-log subscription; cleaning it unsubscribes.
+/// A dispatch-log subscription. Cleaning it lets go of the handler at once; the
+/// dispatcher forgets the subscription at its next logged dispatch. (Cleaning never waits
+/// for the dispatcher, which is busy while a dispatch runs user code.)
 final class DispatchLogSubscriber: Dust, @unchecked Sendable {
-    // Sendable: `handler` is read and cleared with the dispatcher's mutex held.
-    var handler: (@Sendable (DispatchEvent) -> Void)?
-    private weak var dispatcher: Dispatcher?
+    // Sendable: `storedHandler` is guarded by the striped mutex for this object.
+    private var storedHandler: (@Sendable (DispatchEvent) -> Void)?
 
-    init(dispatcher: Dispatcher, handler: @escaping @Sendable (DispatchEvent) -> Void) {
-        self.dispatcher = dispatcher
-        self.handler = handler
+    init(handler: @escaping @Sendable (DispatchEvent) -> Void) {
+        storedHandler = handler
         super.init()
     }
 
+    /// The handler, or `nil` once cleaned.
+    var handler: (@Sendable (DispatchEvent) -> Void)? {
+        StripedLocks.mutex(for: self).withLock { storedHandler }
+    }
+
     override func cleanUp() {
-        dispatcher?.removeLogSubscriber(self)
+        let handler = StripedLocks.mutex(for: self).withLock {
+            defer { storedHandler = nil }
+            return storedHandler
+        }
+        // Released outside the lock: its captures may run user deinit code.
+        _ = handler
     }
 }

@@ -20,7 +20,7 @@
 /// cleaned dust is let go at once, so it does not keep what its observer captured alive.
 public final class DustBuster: @unchecked Sendable {
     // Sendable: `mutex` guards `dusts`.
-    private let mutex = PThreadMutex()
+    private let mutex = Lock()
     private var dusts: [ObjectIdentifier: Dust] = [:]
 
     /// Makes an empty buster.

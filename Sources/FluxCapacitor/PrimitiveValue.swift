@@ -27,8 +27,10 @@ public protocol ValueTrait {}
 /// Values are thread-safe: any thread may read, set and observe them at once. Observers
 /// are called without any lock held, so they may set values, observe and clean.
 public final class PrimitiveValue<Trait: ValueTrait, Element: Sendable>: Sendable {
+    @usableFromInline
     let core: ValueCore<Element>
 
+    @usableFromInline
     init(core: ValueCore<Element>) {
         self.core = core
     }
@@ -60,6 +62,7 @@ public final class PrimitiveValue<Trait: ValueTrait, Element: Sendable>: Sendabl
     /// current round; a setter on another thread may therefore return before its value
     /// reached the observers, which the thread delivering the current round then does.
     @preconcurrency
+    @inlinable
     public func observe(
         on queue: ExecuteQueue = .current,
         ignoreFirst: Bool = true,

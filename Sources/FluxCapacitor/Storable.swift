@@ -61,8 +61,9 @@ extension Storable {
     ///     init(store: RepositoryStore = .instantiate()) { self.store = store }
     /// }
     /// ```
+    @inlinable
     public static func instantiate() -> Self {
-        Dispatcher.current.registry.instance(of: Self.self)
+        Dispatcher.instanceInCurrent(of: Self.self)
     }
 
     /// Unregisters this instance from ``Dispatcher/current``: later dispatches no longer

@@ -32,6 +32,7 @@ extension PrimitiveValue where Trait == MutableTrait {
     /// ```swift
     /// _repositories.value.append(contentsOf: page)
     /// ```
+    @inlinable
     public var value: Element {
         get {
             core.value

@@ -7,6 +7,7 @@ import Dispatch
 /// overlap, so there is one producer at a time) and taken out by one drain job on the
 /// queue, which is scheduled when the first value arrives and runs until the box is empty.
 /// A concurrent queue therefore still sees one call at a time, in order.
+@usableFromInline
 final class Mailbox<Element: Sendable>: @unchecked Sendable {
     // Sendable: `values`, `head`, `isScheduled` and `isCancelled` are guarded by the
     // striped mutex for this object.
@@ -24,6 +25,7 @@ final class Mailbox<Element: Sendable>: @unchecked Sendable {
 
     /// Delivers `value` to `handler` in order: at once when the box is for the main queue,
     /// the caller is on the main thread and nothing is waiting; else on the queue.
+    @usableFromInline
     func deliver(_ value: Element, to handler: @escaping @Sendable (Element) -> Void) {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()

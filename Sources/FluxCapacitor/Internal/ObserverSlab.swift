@@ -7,31 +7,48 @@
 ///
 /// Slots hold +1 references (`Unmanaged.passRetained`). The owner guards the slab with
 /// its lock, except during a round, when only the delivering thread touches it.
-struct ObserverSlab<Record: AnyObject> {
-    private(set) var base: UnsafeMutablePointer<Unmanaged<Record>?>?
+@usableFromInline
+struct ObserverSlab {
+    @usableFromInline
+    typealias Slot = Unmanaged<ObserverDust>?
+
+    @usableFromInline
+    private(set) var base: UnsafeMutablePointer<Slot>?
     /// Slots in use, holes included.
+    @usableFromInline
     private(set) var count = 0
     /// Live observers.
+    @usableFromInline
     private(set) var live = 0
-    private var capacity = 0
+    @usableFromInline
+    private(set) var capacity = 0
 
-    /// Appends `record` (retaining it) and returns its slot.
-    mutating func append(_ record: Record) -> Int {
+    @usableFromInline
+    init() {}
+
+    /// Whether `compact` would squeeze out holes worth squeezing.
+    @inlinable
+    var isSparse: Bool {
+        count >= 16 && live * 2 < count
+    }
+
+    /// Appends `observer` (retaining it) and returns its slot.
+    @inlinable
+    mutating func append(_ observer: ObserverDust) -> Int {
         if count == capacity {
             grow()
         }
-        base.unsafelyUnwrapped[count] = .passRetained(record)
+        base.unsafelyUnwrapped[count] = .passRetained(observer)
         count += 1
         live += 1
         return count - 1
     }
 
     /// Empties `slot` and returns its reference, for the caller to release.
-    mutating func remove(at slot: Int) -> Unmanaged<Record> {
+    @inlinable
+    mutating func remove(at slot: Int) -> Unmanaged<ObserverDust> {
         let pointer = base.unsafelyUnwrapped
-        guard let reference = pointer[slot] else {
-            preconditionFailure("ObserverSlab: slot \(slot) is already empty")
-        }
+        let reference = pointer[slot].unsafelyUnwrapped
         pointer[slot] = nil
         live -= 1
         if live == 0 {
@@ -40,10 +57,9 @@ struct ObserverSlab<Record: AnyObject> {
         return reference
     }
 
-    /// Squeezes out holes when they outnumber live observers, keeping order, and calls
-    /// `moved` with each record whose slot changed.
-    mutating func compactIfSparse(_ moved: (Record, Int) -> Void) {
-        guard count >= 16, live * 2 < count, let pointer = base else {
+    /// Squeezes out holes, keeping order, and tells each moved observer its new slot.
+    mutating func compact() {
+        guard let pointer = base else {
             return
         }
         var target = 0
@@ -51,7 +67,12 @@ struct ObserverSlab<Record: AnyObject> {
             guard let reference = pointer[source] else { continue }
             if source != target {
                 pointer[target] = reference
-                moved(reference.takeUnretainedValue(), target)
+                reference._withUnsafeGuaranteedRef { observer in
+                    switch observer.state {
+                    case .leaving: observer.state = .leaving(target)
+                    default: observer.state = .active(target)
+                    }
+                }
             }
             target += 1
         }
@@ -60,9 +81,9 @@ struct ObserverSlab<Record: AnyObject> {
     }
 
     /// Takes every reference out, for the caller to release, and frees the buffer.
-    mutating func removeAll() -> [Unmanaged<Record>] {
+    mutating func removeAll() -> [Unmanaged<ObserverDust>] {
         guard let pointer = base else { return [] }
-        var references: [Unmanaged<Record>] = []
+        var references: [Unmanaged<ObserverDust>] = []
         references.reserveCapacity(live)
         for slot in 0..<count {
             if let reference = pointer[slot] {
@@ -78,9 +99,10 @@ struct ObserverSlab<Record: AnyObject> {
         return references
     }
 
-    private mutating func grow() {
+    @usableFromInline
+    mutating func grow() {
         let newCapacity = Swift.max(4, capacity * 2)
-        let newBase = UnsafeMutablePointer<Unmanaged<Record>?>.allocate(capacity: newCapacity)
+        let newBase = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
         if let old = base {
             newBase.moveInitialize(from: old, count: capacity)
             old.deallocate()
@@ -90,3 +112,7 @@ struct ObserverSlab<Record: AnyObject> {
         capacity = newCapacity
     }
 }
+
+// The slab is owned and guarded by its value core; it is never sent anywhere on its own.
+@available(*, unavailable)
+extension ObserverSlab: Sendable {}

@@ -4,10 +4,10 @@
 /// lock while taking another striped lock.
 enum StripedLocks {
     private static let count = 64
-    private static let mutexes: [PThreadMutex] = (0..<count).map { _ in PThreadMutex() }
+    private static let mutexes: [Lock] = (0..<count).map { _ in Lock() }
 
     @inline(__always)
-    static func mutex(for object: AnyObject) -> PThreadMutex {
+    static func mutex(for object: AnyObject) -> Lock {
         let address = UInt(bitPattern: Int(bitPattern: ObjectIdentifier(object)))
         // Heap objects are 16-byte aligned: drop the bits that are always zero.
         return mutexes[Int((address >> 4) % UInt(count))]

@@ -22,10 +22,14 @@
 /// clean and dispatch without deadlock. A setter returns after its own round and those
 /// queued behind it; a setter that found another thread's round running returns at once,
 /// and that thread delivers its value.
-final class ValueCore<Element: Sendable>: @unchecked Sendable {
-    // Sendable: `mutex` guards every stored var below, with one exception: while
-    // `drainer != 0`, the slots of `observers` are read and cleared only by the drainer
-    // thread (other threads queue their changes in `pendingAdds`/`pendingRemovals`).
+///
+/// The common paths (set, deliver, observe and finish with nothing handed over) are
+/// inlinable, so that clients run them specialized for their element type; everything
+/// rarer lives in non-inlinable methods.
+@usableFromInline
+final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
+    // Sendable: `mutex` (in the base class) guards every stored var below.
+    @usableFromInline
     typealias Record = ObserverRecord<Element>
 
     private struct PendingAdd {
@@ -35,66 +39,82 @@ final class ValueCore<Element: Sendable>: @unchecked Sendable {
         let first: Element?
     }
 
-    /// Recursive, so that reading the value from inside a mutation of it traps on the
-    /// exclusivity check instead of deadlocking.
-    private let mutex = PThreadMutex(recursive: true)
     /// The value. Read and written with `mutex` held; `Variable.value`'s `_modify` yields
-    /// it between `lockForModify()` and `finishModify()`.
+    /// it between `lockForModify()` and `finishModify()`. Exclusivity is checked by
+    /// `lockOrTrap()` rather than by the runtime.
+    @usableFromInline
+    @exclusivity(unchecked)
     var storage: Element
-    private var version: UInt64 = 0
-    private var observers = ObserverSlab<Record>()
-    private var drainer: UInt = 0
+    @exclusivity(unchecked)
     private var pendingValues: [(value: Element, version: UInt64)] = []
+    @exclusivity(unchecked)
     private var pendingValuesHead = 0
+    @exclusivity(unchecked)
     private var pendingAdds: [PendingAdd] = []
+    @exclusivity(unchecked)
     private var pendingAddsHead = 0
-    private var pendingRemovals: [Record] = []
-    private var retired: [Unmanaged<Record>] = []
 
+    @usableFromInline
     init(_ value: Element) {
         storage = value
-    }
-
-    deinit {
-        for reference in observers.removeAll() {
-            Self.retire(reference)
-        }
-        mutex.deallocate()
+        super.init()
     }
 
     // MARK: Value
 
+    @inlinable
     var value: Element {
-        mutex.lock()
-        defer { mutex.unlock() }
-        return storage
+        lockOrTrap()
+        let value = storage
+        mutex.unlock()
+        return value
     }
 
+    @inlinable
     func set(_ newValue: Element) {
-        mutex.lock()
+        lockOrTrap()
         storage = newValue
         didChangeLocked()
     }
 
     /// Locks for an in-place change of `storage` (no copy of the old value), which
     /// `finishModify()` ends and notifies.
-    @inline(__always)
+    @inlinable
     func lockForModify() {
-        mutex.lock()
+        lockOrTrap()
     }
 
     /// Ends a change begun with `lockForModify()`: notifies and unlocks.
-    @inline(__always)
+    @inlinable
     func finishModify() {
         didChangeLocked()
     }
 
+    /// Locks `mutex`; traps if this thread already holds it, which only an in-place change
+    /// of the value that reaches the value again can do.
+    @inlinable
+    func lockOrTrap() {
+        if mutex.isHeldByCurrentThread {
+            accessedWhileBeingModified()
+        }
+        mutex.lock()
+    }
+
+    @usableFromInline
+    func accessedWhileBeingModified() -> Never {
+        preconditionFailure(
+            "Variable<\(Element.self)> was read, set or observed while its value was being changed in "
+                + "place on the same thread: a mutating method called as `variable.value.method()` "
+                + "reached `variable` again. Read what the method needs into a local first, or mutate "
+                + "a copy and assign it.")
+    }
+
     /// Call with `mutex` held, after `storage` changed; unlocks.
-    private func didChangeLocked() {
+    @inlinable
+    func didChangeLocked() {
         version &+= 1
         if drainer != 0 {
-            pendingValues.append((storage, version))
-            mutex.unlock()
+            handOffLocked(storage)
             return
         }
         drainer = ThreadID.current
@@ -106,21 +126,39 @@ final class ValueCore<Element: Sendable>: @unchecked Sendable {
         finishDraining()
     }
 
+    /// A round is running: queue `value` for its drainer. Call with `mutex` held; unlocks.
+    @usableFromInline
+    func handOffLocked(_ value: Element) {
+        pendingValues.append((value, version))
+        hasHandoffs = true
+        mutex.unlock()
+    }
+
     // MARK: Observers
 
+    @inlinable
     func observe(
         on queue: ExecuteQueue,
         ignoreFirst: Bool,
         changes: @escaping @Sendable (Element) -> Void
     ) -> Record {
-        let record = Record(core: self, queue: queue, handler: changes)
-        mutex.lock()
+        let record = Record(link: link, queue: queue, handler: changes)
+        lockOrTrap()
+        if drainer == 0 && ignoreFirst {
+            record.state = .active(observers.append(record))
+            mutex.unlock()
+        } else {
+            observeLocked(record, ignoreFirst: ignoreFirst)
+        }
+        return record
+    }
+
+    /// `observe` when a first value is wanted or a round is running. Call with `mutex`
+    /// held; unlocks.
+    @usableFromInline
+    func observeLocked(_ record: Record, ignoreFirst: Bool) {
         if drainer == 0 {
             record.state = .active(observers.append(record))
-            if ignoreFirst {
-                mutex.unlock()
-                return record
-            }
             // Deliver the first value as a drainer, so changes made meanwhile queue
             // behind it and reach this observer after it.
             drainer = ThreadID.current
@@ -132,6 +170,7 @@ final class ValueCore<Element: Sendable>: @unchecked Sendable {
             // Inside a round on this thread: the first value goes out now, changes from
             // the next version on come with the rounds.
             pendingAdds.append(PendingAdd(record: record, version: version, first: nil))
+            hasHandoffs = true
             let first = ignoreFirst ? nil : storage
             mutex.unlock()
             if let first {
@@ -139,42 +178,9 @@ final class ValueCore<Element: Sendable>: @unchecked Sendable {
             }
         } else {
             pendingAdds.append(PendingAdd(record: record, version: version, first: ignoreFirst ? nil : storage))
+            hasHandoffs = true
             mutex.unlock()
         }
-        return record
-    }
-
-    func remove(_ record: Record) {
-        mutex.lock()
-        switch record.state {
-        case .pending:
-            // Skipped when its turn to join comes.
-            record.state = .removed
-            if drainer != ThreadID.current {
-                // Not in a round of this thread, so its first value is not being delivered.
-                mutex.unlock()
-                record.retire()
-                return
-            }
-        case .active(let slot):
-            if drainer == 0 {
-                record.state = .removed
-                let reference = observers.remove(at: slot)
-                compactIfSparse()
-                mutex.unlock()
-                Self.retire(reference)
-                return
-            } else if drainer == ThreadID.current {
-                record.state = .removed
-                retired.append(observers.remove(at: slot))
-            } else {
-                record.state = .leaving(slot)
-                pendingRemovals.append(record)
-            }
-        case .leaving, .removed:
-            break
-        }
-        mutex.unlock()
     }
 
     /// The number of observers, for tests.
@@ -190,28 +196,42 @@ final class ValueCore<Element: Sendable>: @unchecked Sendable {
 
     // MARK: Delivery
 
-    @inline(__always)
-    private func deliverRound(_ value: Element, slots: UnsafeMutablePointer<Unmanaged<Record>?>?, count: Int) {
+    @inlinable
+    func deliverRound(_ value: Element, slots: UnsafeMutablePointer<ObserverSlab.Slot>?, count: Int) {
         guard let slots else { return }
         for slot in 0..<count {
             // Re-read each slot: an observer may have cleaned a later one.
             if let reference = slots[slot] {
-                reference._withUnsafeGuaranteedRef { $0.receive(value) }
+                // Every observer in this core's slab is a `Record`.
+                reference._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Record.self).receive(value) }
             }
         }
     }
 
-    /// Runs what was handed over during the round, then stops being the drainer.
-    private func finishDraining() {
-        var skipped: [Record] = []
+    /// Stops being the drainer, after running whatever was handed over during the round.
+    @inlinable
+    func finishDraining() {
         mutex.lock()
+        if hasHandoffs || observers.isSparse {
+            finishDrainingLocked()
+            return
+        }
+        drainer = 0
+        mutex.unlock()
+    }
+
+    /// Runs what was handed over during the round, then stops being the drainer. Call
+    /// with `mutex` held; unlocks.
+    @usableFromInline
+    func finishDrainingLocked() {
+        var skipped: [Record] = []
         while true {
             if !pendingRemovals.isEmpty {
-                for record in pendingRemovals {
-                    if case .leaving(let slot) = record.state {
+                for observer in pendingRemovals {
+                    if case .leaving(let slot) = observer.state {
                         retired.append(observers.remove(at: slot))
                     }
-                    record.state = .removed
+                    observer.state = .removed
                 }
                 pendingRemovals.removeAll(keepingCapacity: true)
             }
@@ -221,8 +241,15 @@ final class ValueCore<Element: Sendable>: @unchecked Sendable {
                     || add.version < pendingValues[pendingValuesHead].version
                 {
                     pendingAddsHead += 1
-                    guard case .pending = add.record.state else {
+                    switch add.record.state {
+                    case .pending:
+                        break
+                    case .cancelledWhilePending:
+                        add.record.state = .removed
                         skipped.append(add.record)
+                        continue
+                    default:
+                        // Cleaned by another thread, which retires it.
                         continue
                     }
                     add.record.state = .active(observers.append(add.record))
@@ -247,6 +274,7 @@ final class ValueCore<Element: Sendable>: @unchecked Sendable {
             break
         }
         drainer = 0
+        hasHandoffs = false
         if pendingValuesHead > 0 {
             pendingValues.removeAll(keepingCapacity: pendingValues.count <= 64)
             pendingValuesHead = 0
@@ -255,8 +283,10 @@ final class ValueCore<Element: Sendable>: @unchecked Sendable {
             pendingAdds.removeAll(keepingCapacity: pendingAdds.count <= 64)
             pendingAddsHead = 0
         }
-        compactIfSparse()
-        var retired: [Unmanaged<Record>] = []
+        if observers.isSparse {
+            observers.compact()
+        }
+        var retired: [Unmanaged<ObserverDust>] = []
         if !self.retired.isEmpty {
             swap(&retired, &self.retired)
         }
@@ -267,21 +297,6 @@ final class ValueCore<Element: Sendable>: @unchecked Sendable {
         }
         for record in skipped {
             record.retire()
-        }
-    }
-
-    /// Lets go of a record that has left the slab: its handler, then the slab's reference.
-    private static func retire(_ reference: Unmanaged<Record>) {
-        reference._withUnsafeGuaranteedRef { $0.retire() }
-        reference.release()
-    }
-
-    private func compactIfSparse() {
-        observers.compactIfSparse { record, slot in
-            switch record.state {
-            case .leaving: record.state = .leaving(slot)
-            default: record.state = .active(slot)
-            }
         }
     }
 }

@@ -1,3 +1,0 @@
-#include "CFluxCapacitorAtomics.h"
-
-atomic_bool cflux_scopes_used_flag = false;

@@ -1,0 +1,122 @@
+#ifndef CFLUXCAPACITOR_SHIMS_H
+#define CFLUXCAPACITOR_SHIMS_H
+
+// The few things FluxCapacitor needs from C11: atomics that ThreadSanitizer understands on
+// every platform the library supports (`Synchronization.Atomic` needs macOS 15 / iOS 18,
+// and ThreadSanitizer on Linux does not see `Synchronization.Mutex`).
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+// MARK: Dispatcher scopes
+
+/// Whether any dispatcher scope was ever entered in this process; never reset.
+extern atomic_bool cflux_scopes_used_flag;
+
+/// Relaxed: a reader that misses the first store is not inside any scope yet, because
+/// entering a scope happens before the code inside it runs (same thread, or a task
+/// created after it).
+static inline bool cflux_scopes_were_used(void) {
+    return atomic_load_explicit(&cflux_scopes_used_flag, memory_order_relaxed);
+}
+
+/// Records that a dispatcher scope was entered.
+static inline void cflux_mark_scopes_used(void) {
+    atomic_store_explicit(&cflux_scopes_used_flag, true, memory_order_relaxed);
+}
+
+// MARK: A mutex that knows its owner
+
+/// A small mutex that records the thread holding it, so that a thread can ask "do I hold
+/// it?" without locking: the answer is yes only if that thread stored its own id, which it
+/// clears before unlocking, so a relaxed load is enough.
+///
+/// On Linux it is the three-state futex mutex of Ulrich Drepper's "Futexes Are Tricky"
+/// (0 unlocked, 1 locked, 2 locked with waiters): an uncontended lock or unlock is one
+/// atomic instruction. Its acquire/release atomics are compiled into this package, so
+/// ThreadSanitizer sees the synchronization. Elsewhere it wraps `os_unfair_lock` (Apple
+/// platforms) or a pthread mutex.
+typedef struct cflux_mutex cflux_mutex;
+
+/// Allocates and initializes a mutex; returns NULL if that fails.
+cflux_mutex *_Nullable cflux_mutex_create(void);
+
+/// Destroys and frees a mutex made by `cflux_mutex_create`.
+void cflux_mutex_destroy(cflux_mutex *_Nonnull mutex);
+
+/// A number that identifies the calling thread while it runs, never 0: the thread
+/// pointer where the compiler can read it in one instruction, else `pthread_self()`.
+static inline uintptr_t cflux_current_thread(void) {
+#if (defined(__x86_64__) || defined(__aarch64__)) && defined(__has_builtin)
+#if __has_builtin(__builtin_thread_pointer)
+    return (uintptr_t)__builtin_thread_pointer();
+#else
+    return (uintptr_t)pthread_self();
+#endif
+#else
+    return (uintptr_t)pthread_self();
+#endif
+}
+
+#if defined(__linux__)
+
+struct cflux_mutex {
+    _Atomic(uint32_t) state;
+    _Atomic(uintptr_t) owner;
+};
+
+/// The contended path of `cflux_mutex_lock`: spin a little, then sleep on the futex.
+void cflux_mutex_lock_contended(cflux_mutex *_Nonnull mutex);
+
+/// The contended path of `cflux_mutex_unlock`: wake one waiter.
+void cflux_mutex_wake(cflux_mutex *_Nonnull mutex);
+
+static inline void cflux_mutex_lock(cflux_mutex *_Nonnull mutex) {
+    uint32_t expected = 0;
+    if (!atomic_compare_exchange_strong_explicit(
+            &mutex->state, &expected, 1, memory_order_acquire, memory_order_relaxed)) {
+        cflux_mutex_lock_contended(mutex);
+    }
+    atomic_store_explicit(&mutex->owner, cflux_current_thread(), memory_order_relaxed);
+}
+
+static inline void cflux_mutex_unlock(cflux_mutex *_Nonnull mutex) {
+    atomic_store_explicit(&mutex->owner, 0, memory_order_relaxed);
+    if (atomic_exchange_explicit(&mutex->state, 0, memory_order_release) == 2) {
+        cflux_mutex_wake(mutex);
+    }
+}
+
+#else
+
+/// Locks and unlocks the platform lock (`os_unfair_lock` or a pthread mutex).
+void cflux_mutex_lock_platform(cflux_mutex *_Nonnull mutex);
+void cflux_mutex_unlock_platform(cflux_mutex *_Nonnull mutex);
+_Atomic(uintptr_t) *_Nonnull cflux_mutex_owner(cflux_mutex *_Nonnull mutex);
+
+static inline void cflux_mutex_lock(cflux_mutex *_Nonnull mutex) {
+    cflux_mutex_lock_platform(mutex);
+    atomic_store_explicit(cflux_mutex_owner(mutex), cflux_current_thread(), memory_order_relaxed);
+}
+
+static inline void cflux_mutex_unlock(cflux_mutex *_Nonnull mutex) {
+    atomic_store_explicit(cflux_mutex_owner(mutex), 0, memory_order_relaxed);
+    cflux_mutex_unlock_platform(mutex);
+}
+
+#endif
+
+/// Whether the calling thread holds `mutex`.
+#if defined(__linux__)
+static inline bool cflux_mutex_is_held_by_current_thread(cflux_mutex *_Nonnull mutex) {
+    return atomic_load_explicit(&mutex->owner, memory_order_relaxed) == cflux_current_thread();
+}
+#else
+static inline bool cflux_mutex_is_held_by_current_thread(cflux_mutex *_Nonnull mutex) {
+    return atomic_load_explicit(cflux_mutex_owner(mutex), memory_order_relaxed) == cflux_current_thread();
+}
+#endif
+
+#endif

@@ -1,0 +1,123 @@
+/// The part of a value core that does not depend on the element type: the lock, the
+/// observers, who is delivering, and what was handed over to them. See ``ValueCore`` for
+/// how rounds work.
+///
+/// Kept apart from the generic core so that cleaning an observer, which `Dust.clean()`
+/// reaches without knowing the element type, runs no generic code: generic code that is
+/// not specialized looks up type metadata at run time, which costs more than the rest of
+/// a clean.
+@usableFromInline
+class ValueCoreBase: @unchecked Sendable {
+    // Sendable: `mutex` guards every stored var below, with one exception: while
+    // `drainer != 0`, the slots of `observers` are read and cleared only by the drainer
+    // thread (other threads queue their changes in `pendingAdds`/`pendingRemovals`).
+    // The fields skip the runtime's dynamic exclusivity checks: the mutex already
+    // serializes them, and the checks cost more than the rest of a set.
+
+    /// Held only for short bookkeeping, never while observers run, except by
+    /// `Variable.value`'s `_modify`, which holds it while the caller changes the value in
+    /// place. So a thread that finds it holds the lock on entry is inside such a change,
+    /// and is stopped with a clear message instead of deadlocking.
+    @usableFromInline
+    final let mutex = Lock()
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var version: UInt64 = 0
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var observers = ObserverSlab()
+    /// The thread delivering a round, or 0.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var drainer: UInt = 0
+    /// Whether anything waits to be run by the drainer (values, observers joining or
+    /// leaving, observers to let go of); set with every hand-over, cleared when the
+    /// drainer has run them all.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var hasHandoffs = false
+    @exclusivity(unchecked)
+    final var pendingRemovals: [ObserverDust] = []
+    @exclusivity(unchecked)
+    final var retired: [Unmanaged<ObserverDust>] = []
+    /// What observers reach the core through; cut in `deinit`.
+    @usableFromInline
+    final let link = ObserverLink()
+
+    @usableFromInline
+    init() {
+        link.attach(self)
+    }
+
+    deinit {
+        // After the cut, no observer is inside `remove(_:)` and none will enter it.
+        link.cut()
+        for reference in observers.removeAll() {
+            Self.retire(reference)
+        }
+        mutex.deallocate()
+    }
+
+    /// What the caller of `remove(_:)` lets go of once it holds no lock.
+    enum Leftover {
+        /// The observer was never in the slab: let go of its handler.
+        case retireObserver
+        /// The slab's reference: let go of the handler, then of the reference.
+        case retireSlot(Unmanaged<ObserverDust>)
+    }
+
+    /// Takes `observer` out; returns what the caller must retire after releasing its locks.
+    final func remove(_ observer: ObserverDust) -> Leftover? {
+        if mutex.isHeldByCurrentThread {
+            preconditionFailure(
+                "An observer of a Variable was cleaned while that Variable's value was being changed "
+                    + "in place on the same thread (a mutating method called as `variable.value.method()` "
+                    + "cleaned it). Clean it after the change.")
+        }
+        mutex.lock()
+        switch observer.state {
+        case .pending:
+            if drainer != ThreadID.current {
+                // Not in a round of this thread, so its first value is not being
+                // delivered: the caller retires it, and the drainer skips it.
+                observer.state = .removed
+                mutex.unlock()
+                return .retireObserver
+            }
+            // Its first value may be being delivered right now, on this thread: the
+            // drainer retires it when its turn to join comes.
+            observer.state = .cancelledWhilePending
+        case .active(let slot):
+            if drainer == 0 {
+                observer.state = .removed
+                let reference = observers.remove(at: slot)
+                if observers.isSparse {
+                    observers.compact()
+                }
+                mutex.unlock()
+                return .retireSlot(reference)
+            } else if drainer == ThreadID.current {
+                // Called from an observer during a round: leave the slot now (so it is not
+                // called again in this round), be let go of after the round.
+                observer.state = .removed
+                retired.append(observers.remove(at: slot))
+                hasHandoffs = true
+            } else {
+                observer.state = .leaving(slot)
+                pendingRemovals.append(observer)
+                hasHandoffs = true
+            }
+        case .leaving, .removed, .cancelledWhilePending:
+            break
+        }
+        mutex.unlock()
+        return nil
+    }
+
+    /// Lets go of an observer that has left the slab: its handler, then the slab's
+    /// reference.
+    static func retire(_ reference: Unmanaged<ObserverDust>) {
+        reference._withUnsafeGuaranteedRef { $0.retire() }
+        reference.release()
+    }
+}
