@@ -92,7 +92,7 @@ struct RoutingTests {
         let file = directory.appendingPathComponent("main.swift")
         try source.write(to: file, atomically: true, encoding: .utf8)
 
-        let moduleMap = build.appendingPathComponent("CFluxCapacitorAtomics.build/module.modulemap")
+        let moduleMap = build.appendingPathComponent("CFluxCapacitorShims.build/module.modulemap")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
