@@ -4,26 +4,39 @@
 
 atomic_bool cflux_scopes_used_flag = false;
 
+cflux_mutex *cflux_mutex_create(void) {
+    cflux_mutex *mutex = malloc(sizeof(cflux_mutex));
+    if (mutex == NULL) {
+        return NULL;
+    }
+#if defined(__linux__)
+    atomic_init(&mutex->state, 0);
+#elif defined(__APPLE__)
+    mutex->lock = OS_UNFAIR_LOCK_INIT;
+#else
+    if (pthread_mutex_init(&mutex->lock, NULL) != 0) {
+        free(mutex);
+        return NULL;
+    }
+#endif
+    atomic_init(&mutex->owner, 0);
+    atomic_init(&mutex->word, 0);
+    return mutex;
+}
+
+void cflux_mutex_destroy(cflux_mutex *mutex) {
+#if !defined(__linux__) && !defined(__APPLE__)
+    pthread_mutex_destroy(&mutex->lock);
+#endif
+    free(mutex);
+}
+
 #if defined(__linux__)
 
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-cflux_mutex *cflux_mutex_create(void) {
-    cflux_mutex *mutex = malloc(sizeof(cflux_mutex));
-    if (mutex == NULL) {
-        return NULL;
-    }
-    atomic_init(&mutex->state, 0);
-    atomic_init(&mutex->owner, 0);
-    return mutex;
-}
-
-void cflux_mutex_destroy(cflux_mutex *mutex) {
-    free(mutex);
-}
 
 void cflux_mutex_lock_contended(cflux_mutex *mutex) {
     // A holder usually lets go within a few hundred nanoseconds: spin before sleeping.
@@ -45,78 +58,6 @@ void cflux_mutex_lock_contended(cflux_mutex *mutex) {
 
 void cflux_mutex_wake(cflux_mutex *mutex) {
     syscall(SYS_futex, &mutex->state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-#elif defined(__APPLE__)
-
-#include <os/lock.h>
-
-struct cflux_mutex {
-    os_unfair_lock lock;
-    _Atomic(uintptr_t) owner;
-};
-
-cflux_mutex *cflux_mutex_create(void) {
-    cflux_mutex *mutex = malloc(sizeof(cflux_mutex));
-    if (mutex == NULL) {
-        return NULL;
-    }
-    mutex->lock = OS_UNFAIR_LOCK_INIT;
-    atomic_init(&mutex->owner, 0);
-    return mutex;
-}
-
-void cflux_mutex_destroy(cflux_mutex *mutex) {
-    free(mutex);
-}
-
-void cflux_mutex_lock_platform(cflux_mutex *mutex) {
-    os_unfair_lock_lock(&mutex->lock);
-}
-
-void cflux_mutex_unlock_platform(cflux_mutex *mutex) {
-    os_unfair_lock_unlock(&mutex->lock);
-}
-
-_Atomic(uintptr_t) *cflux_mutex_owner(cflux_mutex *mutex) {
-    return &mutex->owner;
-}
-
-#else
-
-struct cflux_mutex {
-    pthread_mutex_t lock;
-    _Atomic(uintptr_t) owner;
-};
-
-cflux_mutex *cflux_mutex_create(void) {
-    cflux_mutex *mutex = malloc(sizeof(cflux_mutex));
-    if (mutex == NULL) {
-        return NULL;
-    }
-    if (pthread_mutex_init(&mutex->lock, NULL) != 0) {
-        free(mutex);
-        return NULL;
-    }
-    atomic_init(&mutex->owner, 0);
-    return mutex;
-}
-
-void cflux_mutex_destroy(cflux_mutex *mutex) {
-    pthread_mutex_destroy(&mutex->lock);
-    free(mutex);
-}
-
-void cflux_mutex_lock_platform(cflux_mutex *mutex) {
-    pthread_mutex_lock(&mutex->lock);
-}
-
-void cflux_mutex_unlock_platform(cflux_mutex *mutex) {
-    pthread_mutex_unlock(&mutex->lock);
-}
-
-_Atomic(uintptr_t) *cflux_mutex_owner(cflux_mutex *mutex) {
-    return &mutex->owner;
 }
 
 #endif

@@ -49,6 +49,10 @@ public final class Dispatcher: @unchecked Sendable {
     var hasLogSubscribers = false
     @exclusivity(unchecked)
     private var queued = DispatchQueueBuffer()
+    /// Whether `queued` holds anything: the common path checks this one flag.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var hasQueued = false
     @exclusivity(unchecked)
     private var logSubscribers: [DispatchLogSubscriber] = []
 
@@ -86,7 +90,11 @@ public final class Dispatcher: @unchecked Sendable {
         }
         mutex.lock()
         deliver(state)
-        finishDispatchingLocked()
+        if hasQueued {
+            finishDispatchingLocked()
+        } else {
+            mutex.unlock()
+        }
     }
 
     /// Reduces `state` in its live store and tells the log. Runs with `mutex` held.
@@ -107,6 +115,7 @@ public final class Dispatcher: @unchecked Sendable {
     @usableFromInline
     func enqueue<State: DispatchState>(_ state: State) {
         queued.append { dispatcher in dispatcher.deliver(state) }
+        hasQueued = true
     }
 
     /// Runs the dispatches queued meanwhile, then lets other threads dispatch. Call with
@@ -116,6 +125,7 @@ public final class Dispatcher: @unchecked Sendable {
         while let next = queued.popFirst() {
             next(self)
         }
+        hasQueued = false
         mutex.unlock()
     }
 

@@ -31,14 +31,29 @@ static inline void cflux_mark_scopes_used(void) {
 
 /// A small mutex that records the thread holding it, so that a thread can ask "do I hold
 /// it?" without locking: the answer is yes only if that thread stored its own id, which it
-/// clears before unlocking, so a relaxed load is enough.
+/// clears before unlocking, so a relaxed load is enough. It also carries one atomic word
+/// that its user may use as it likes (the value core keeps its round state there).
 ///
 /// On Linux it is the three-state futex mutex of Ulrich Drepper's "Futexes Are Tricky"
 /// (0 unlocked, 1 locked, 2 locked with waiters): an uncontended lock or unlock is one
 /// atomic instruction. Its acquire/release atomics are compiled into this package, so
-/// ThreadSanitizer sees the synchronization. Elsewhere it wraps `os_unfair_lock` (Apple
-/// platforms) or a pthread mutex.
-typedef struct cflux_mutex cflux_mutex;
+/// ThreadSanitizer sees the synchronization. On Apple platforms it wraps `os_unfair_lock`,
+/// elsewhere a pthread mutex.
+#if defined(__APPLE__)
+#include <os/lock.h>
+#endif
+
+typedef struct cflux_mutex {
+#if defined(__linux__)
+    _Atomic(uint32_t) state;
+#elif defined(__APPLE__)
+    os_unfair_lock lock;
+#else
+    pthread_mutex_t lock;
+#endif
+    _Atomic(uintptr_t) owner;
+    _Atomic(uintptr_t) word;
+} cflux_mutex;
 
 /// Allocates and initializes a mutex; returns NULL if that fails.
 cflux_mutex *_Nullable cflux_mutex_create(void);
@@ -46,8 +61,9 @@ cflux_mutex *_Nullable cflux_mutex_create(void);
 /// Destroys and frees a mutex made by `cflux_mutex_create`.
 void cflux_mutex_destroy(cflux_mutex *_Nonnull mutex);
 
-/// A number that identifies the calling thread while it runs, never 0: the thread
-/// pointer where the compiler can read it in one instruction, else `pthread_self()`.
+/// A number that identifies the calling thread while it runs, never 0, with its lowest
+/// bit clear: the thread pointer where the compiler can read it in one instruction, else
+/// `pthread_self()` (both are aligned addresses).
 static inline uintptr_t cflux_current_thread(void) {
 #if (defined(__x86_64__) || defined(__aarch64__)) && defined(__has_builtin)
 #if __has_builtin(__builtin_thread_pointer)
@@ -61,11 +77,6 @@ static inline uintptr_t cflux_current_thread(void) {
 }
 
 #if defined(__linux__)
-
-struct cflux_mutex {
-    _Atomic(uint32_t) state;
-    _Atomic(uintptr_t) owner;
-};
 
 /// The contended path of `cflux_mutex_lock`: spin a little, then sleep on the futex.
 void cflux_mutex_lock_contended(cflux_mutex *_Nonnull mutex);
@@ -89,34 +100,52 @@ static inline void cflux_mutex_unlock(cflux_mutex *_Nonnull mutex) {
     }
 }
 
-#else
-
-/// Locks and unlocks the platform lock (`os_unfair_lock` or a pthread mutex).
-void cflux_mutex_lock_platform(cflux_mutex *_Nonnull mutex);
-void cflux_mutex_unlock_platform(cflux_mutex *_Nonnull mutex);
-_Atomic(uintptr_t) *_Nonnull cflux_mutex_owner(cflux_mutex *_Nonnull mutex);
+#elif defined(__APPLE__)
 
 static inline void cflux_mutex_lock(cflux_mutex *_Nonnull mutex) {
-    cflux_mutex_lock_platform(mutex);
-    atomic_store_explicit(cflux_mutex_owner(mutex), cflux_current_thread(), memory_order_relaxed);
+    os_unfair_lock_lock(&mutex->lock);
+    atomic_store_explicit(&mutex->owner, cflux_current_thread(), memory_order_relaxed);
 }
 
 static inline void cflux_mutex_unlock(cflux_mutex *_Nonnull mutex) {
-    atomic_store_explicit(cflux_mutex_owner(mutex), 0, memory_order_relaxed);
-    cflux_mutex_unlock_platform(mutex);
+    atomic_store_explicit(&mutex->owner, 0, memory_order_relaxed);
+    os_unfair_lock_unlock(&mutex->lock);
+}
+
+#else
+
+static inline void cflux_mutex_lock(cflux_mutex *_Nonnull mutex) {
+    pthread_mutex_lock(&mutex->lock);
+    atomic_store_explicit(&mutex->owner, cflux_current_thread(), memory_order_relaxed);
+}
+
+static inline void cflux_mutex_unlock(cflux_mutex *_Nonnull mutex) {
+    atomic_store_explicit(&mutex->owner, 0, memory_order_relaxed);
+    pthread_mutex_unlock(&mutex->lock);
 }
 
 #endif
 
 /// Whether the calling thread holds `mutex`.
-#if defined(__linux__)
 static inline bool cflux_mutex_is_held_by_current_thread(cflux_mutex *_Nonnull mutex) {
     return atomic_load_explicit(&mutex->owner, memory_order_relaxed) == cflux_current_thread();
 }
-#else
-static inline bool cflux_mutex_is_held_by_current_thread(cflux_mutex *_Nonnull mutex) {
-    return atomic_load_explicit(cflux_mutex_owner(mutex), memory_order_relaxed) == cflux_current_thread();
+
+/// The mutex's word (acquire).
+static inline uintptr_t cflux_mutex_word_load(cflux_mutex *_Nonnull mutex) {
+    return atomic_load_explicit(&mutex->word, memory_order_acquire);
 }
-#endif
+
+/// Stores the mutex's word (release).
+static inline void cflux_mutex_word_store(cflux_mutex *_Nonnull mutex, uintptr_t value) {
+    atomic_store_explicit(&mutex->word, value, memory_order_release);
+}
+
+/// Replaces the mutex's word with `desired` if it is `expected` (acquire-release).
+static inline bool cflux_mutex_word_compare_exchange(
+    cflux_mutex *_Nonnull mutex, uintptr_t expected, uintptr_t desired) {
+    return atomic_compare_exchange_strong_explicit(
+        &mutex->word, &expected, desired, memory_order_acq_rel, memory_order_acquire);
+}
 
 #endif

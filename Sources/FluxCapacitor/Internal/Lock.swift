@@ -41,6 +41,24 @@ struct Lock: @unchecked Sendable {
         cflux_mutex_is_held_by_current_thread(pointer)
     }
 
+    /// The lock's spare atomic word (acquire load).
+    @inlinable
+    var word: UInt {
+        UInt(cflux_mutex_word_load(pointer))
+    }
+
+    /// Stores the lock's spare atomic word (release).
+    @inlinable
+    func storeWord(_ value: UInt) {
+        cflux_mutex_word_store(pointer, UInt(value))
+    }
+
+    /// Replaces the spare word with `desired` if it holds `expected` (acquire-release).
+    @inlinable
+    func compareExchangeWord(expected: UInt, desired: UInt) -> Bool {
+        cflux_mutex_word_compare_exchange(pointer, UInt(expected), UInt(desired))
+    }
+
     @inlinable
     func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         lock()

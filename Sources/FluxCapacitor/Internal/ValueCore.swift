@@ -113,11 +113,10 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     @inlinable
     func didChangeLocked() {
         version &+= 1
-        if drainer != 0 {
-            handOffLocked(storage)
+        if roundState != 0 && handOffLocked(storage) {
             return
         }
-        drainer = ThreadID.current
+        becomeDrainer()
         let value = storage
         let slots = observers.base
         let count = observers.count
@@ -126,12 +125,16 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         finishDraining()
     }
 
-    /// A round is running: queue `value` for its drainer. Call with `mutex` held; unlocks.
+    /// A round is running: queue `value` for its drainer, and unlock. Returns `false`
+    /// (still locked, nothing queued) if the round ended meanwhile. Call with `mutex` held.
     @usableFromInline
-    func handOffLocked(_ value: Element) {
+    func handOffLocked(_ value: Element) -> Bool {
+        guard flagHandoff() else {
+            return false
+        }
         pendingValues.append((value, version))
-        hasHandoffs = true
         mutex.unlock()
+        return true
     }
 
     // MARK: Observers
@@ -144,7 +147,7 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     ) -> Record {
         let record = Record(link: link, queue: queue, handler: changes)
         lockOrTrap()
-        if drainer == 0 && ignoreFirst {
+        if roundState == 0 && ignoreFirst {
             record.state = .active(observers.append(record))
             mutex.unlock()
         } else {
@@ -157,29 +160,35 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     /// held; unlocks.
     @usableFromInline
     func observeLocked(_ record: Record, ignoreFirst: Bool) {
-        if drainer == 0 {
-            record.state = .active(observers.append(record))
-            // Deliver the first value as a drainer, so changes made meanwhile queue
-            // behind it and reach this observer after it.
-            drainer = ThreadID.current
-            let first = storage
-            mutex.unlock()
-            record.receive(first)
-            finishDraining()
-        } else if drainer == ThreadID.current {
+        let drainer = self.drainer
+        if drainer == ThreadID.current {
             // Inside a round on this thread: the first value goes out now, changes from
             // the next version on come with the rounds.
+            _ = flagHandoff()
             pendingAdds.append(PendingAdd(record: record, version: version, first: nil))
-            hasHandoffs = true
             let first = ignoreFirst ? nil : storage
             mutex.unlock()
             if let first {
                 record.receive(first)
             }
-        } else {
+        } else if drainer != 0 && flagHandoff() {
+            // Another thread's round: its drainer adds the observer, and delivers its first
+            // value in order with the rest.
             pendingAdds.append(PendingAdd(record: record, version: version, first: ignoreFirst ? nil : storage))
-            hasHandoffs = true
             mutex.unlock()
+        } else {
+            record.state = .active(observers.append(record))
+            if ignoreFirst {
+                mutex.unlock()
+                return
+            }
+            // Deliver the first value as a drainer, so changes made meanwhile queue
+            // behind it and reach this observer after it.
+            becomeDrainer()
+            let first = storage
+            mutex.unlock()
+            record.receive(first)
+            finishDraining()
         }
     }
 
@@ -209,15 +218,14 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     }
 
     /// Stops being the drainer, after running whatever was handed over during the round.
+    /// A round that nobody disturbed ends with one compare-and-exchange, without the lock.
     @inlinable
     func finishDraining() {
-        mutex.lock()
-        if hasHandoffs || observers.isSparse {
-            finishDrainingLocked()
+        if mutex.compareExchangeWord(expected: ThreadID.current, desired: 0) {
             return
         }
-        drainer = 0
-        mutex.unlock()
+        mutex.lock()
+        finishDrainingLocked()
     }
 
     /// Runs what was handed over during the round, then stops being the drainer. Call
@@ -273,8 +281,7 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
             }
             break
         }
-        drainer = 0
-        hasHandoffs = false
+        mutex.storeWord(0)
         if pendingValuesHead > 0 {
             pendingValues.removeAll(keepingCapacity: pendingValues.count <= 64)
             pendingValuesHead = 0

@@ -8,11 +8,12 @@
 /// a clean.
 @usableFromInline
 class ValueCoreBase: @unchecked Sendable {
-    // Sendable: `mutex` guards every stored var below, with one exception: while
-    // `drainer != 0`, the slots of `observers` are read and cleared only by the drainer
-    // thread (other threads queue their changes in `pendingAdds`/`pendingRemovals`).
-    // The fields skip the runtime's dynamic exclusivity checks: the mutex already
-    // serializes them, and the checks cost more than the rest of a set.
+    // Sendable: `mutex` guards every stored var below, with one exception: while a round
+    // runs, the slots of `observers` are read and cleared only by the drainer thread
+    // (other threads queue their changes in `pendingAdds`/`pendingRemovals`). The round
+    // state lives in the mutex's atomic word (see `roundState`). The fields skip the
+    // runtime's dynamic exclusivity checks: the mutex already serializes them, and the
+    // checks cost more than the rest of a set.
 
     /// Held only for short bookkeeping, never while observers run, except by
     /// `Variable.value`'s `_modify`, which holds it while the caller changes the value in
@@ -26,16 +27,48 @@ class ValueCoreBase: @unchecked Sendable {
     @usableFromInline
     @exclusivity(unchecked)
     final var observers = ObserverSlab()
+
+    /// The round state, in the mutex's atomic word: 0 when no round runs; otherwise the
+    /// thread delivering it (the *drainer*), with bit 0 set once work was handed over to
+    /// it (values, observers joining or leaving, observers to let go of).
+    ///
+    /// Only the drainer clears it without the mutex, and only from "drainer, nothing
+    /// handed over" (`finishDraining()`'s compare-and-exchange), so that a round that
+    /// nobody disturbed ends without taking the lock. Every other change is made with the
+    /// mutex held.
+    @inlinable
+    final var roundState: UInt {
+        mutex.word
+    }
+
     /// The thread delivering a round, or 0.
+    @inlinable
+    final var drainer: UInt {
+        roundState & ~1
+    }
+
+    /// Starts a round on this thread. Call with `mutex` held and no round running.
+    @inlinable
+    final func becomeDrainer() {
+        mutex.storeWord(ThreadID.current)
+    }
+
+    /// Marks that work was handed over to the drainer. Call with `mutex` held. Returns
+    /// `false` if no round runs any more (its drainer finished meanwhile), in which case
+    /// the caller must do the work itself.
     @usableFromInline
-    @exclusivity(unchecked)
-    final var drainer: UInt = 0
-    /// Whether anything waits to be run by the drainer (values, observers joining or
-    /// leaving, observers to let go of); set with every hand-over, cleared when the
-    /// drainer has run them all.
-    @usableFromInline
-    @exclusivity(unchecked)
-    final var hasHandoffs = false
+    final func flagHandoff() -> Bool {
+        while true {
+            let state = roundState
+            if state == 0 {
+                return false
+            }
+            if state & 1 != 0 || mutex.compareExchangeWord(expected: state, desired: state | 1) {
+                return true
+            }
+        }
+    }
+
     @exclusivity(unchecked)
     final var pendingRemovals: [ObserverDust] = []
     @exclusivity(unchecked)
@@ -77,6 +110,7 @@ class ValueCoreBase: @unchecked Sendable {
         mutex.lock()
         switch observer.state {
         case .pending:
+            // A pending observer exists only while a round with a hand-over flag runs.
             if drainer != ThreadID.current {
                 // Not in a round of this thread, so its first value is not being
                 // delivered: the caller retires it, and the drainer skips it.
@@ -88,7 +122,17 @@ class ValueCoreBase: @unchecked Sendable {
             // drainer retires it when its turn to join comes.
             observer.state = .cancelledWhilePending
         case .active(let slot):
-            if drainer == 0 {
+            let drainer = self.drainer
+            if drainer == ThreadID.current {
+                // Called from an observer during a round: leave the slot now (so it is not
+                // called again in this round), be let go of after the round.
+                observer.state = .removed
+                retired.append(observers.remove(at: slot))
+                _ = flagHandoff()
+            } else if drainer != 0 && flagHandoff() {
+                observer.state = .leaving(slot)
+                pendingRemovals.append(observer)
+            } else {
                 observer.state = .removed
                 let reference = observers.remove(at: slot)
                 if observers.isSparse {
@@ -96,16 +140,6 @@ class ValueCoreBase: @unchecked Sendable {
                 }
                 mutex.unlock()
                 return .retireSlot(reference)
-            } else if drainer == ThreadID.current {
-                // Called from an observer during a round: leave the slot now (so it is not
-                // called again in this round), be let go of after the round.
-                observer.state = .removed
-                retired.append(observers.remove(at: slot))
-                hasHandoffs = true
-            } else {
-                observer.state = .leaving(slot)
-                pendingRemovals.append(observer)
-                hasHandoffs = true
             }
         case .leaving, .removed, .cancelledWhilePending:
             break
