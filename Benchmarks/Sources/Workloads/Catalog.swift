@@ -1,0 +1,139 @@
+/// One contender of a workload.
+public enum Contender: String, CaseIterable, Sendable {
+    case fluxCapacitor = "FluxCapacitor"
+    /// Hand-written code doing the same work: a final class holding the value and an array
+    /// (or a dictionary) of closures, with no locks unless the workload is multi-threaded.
+    case baseline
+    case openCombine = "OpenCombine"
+}
+
+/// Something the benchmark suite measures, and how to read its numbers.
+public struct Workload: Sendable {
+    /// The benchmark names are `"\(id)/\(contender)"`.
+    public let id: String
+    /// The name shown in the report.
+    public let title: String
+    /// What one operation is, for the report's column header ("dispatch", "observer", …).
+    public let operation: String
+    /// How many times one sample runs the workload's body (package-benchmark's scaling).
+    public let iterationsPerSample: Int
+    /// How many operations one run of the body does.
+    public let operationsPerIteration: Int
+    /// Who runs this workload.
+    public let contenders: [Contender]
+    /// The target this workload is checked against, in words, for the report.
+    public let target: String
+
+    /// How many operations one sample does: what the report divides medians by.
+    public var operationsPerSample: Int { iterationsPerSample * operationsPerIteration }
+
+    /// The package-benchmark name of `contender`'s run of this workload.
+    public func benchmarkName(_ contender: Contender) -> String {
+        "\(id)/\(contender.rawValue)"
+    }
+
+    /// Makes a ready-to-run contender; the benchmark calls `run(iterations:)` per sample.
+    public func makeRunner(_ contender: Contender) -> any Runner {
+        make(contender)
+    }
+
+    let make: @Sendable (Contender) -> any Runner
+}
+
+/// A contender set up for a workload. `run(iterations:)` does `iterations` runs of the
+/// workload's body and is the only thing measured.
+public protocol Runner: AnyObject {
+    func run(iterations: Int)
+    /// A value derived from the work done, so that the optimizer cannot drop it.
+    var checksum: Int { get }
+}
+
+/// The workloads, in the order the report lists them.
+public enum Catalog {
+    /// Every workload the suite measures.
+    public static let workloads: [Workload] = [
+        Workload(
+            id: "dispatch", title: "dispatch, 1 observer", operation: "dispatch",
+            iterationsPerSample: 1_000, operationsPerIteration: 1,
+            contenders: Contender.allCases,
+            target: "≤ 4× baseline, 0 mallocs, faster than OpenCombine",
+            make: { contender in
+                switch contender {
+                case .fluxCapacitor: FluxDispatch()
+                case .baseline: BaselineDispatch()
+                case .openCombine: CombineSend()
+                }
+            }),
+        Workload(
+            id: "set", title: "Variable set, 1 observer", operation: "set",
+            iterationsPerSample: 1_000, operationsPerIteration: 1,
+            contenders: Contender.allCases,
+            target: "(context for dispatch)",
+            make: { contender in
+                switch contender {
+                case .fluxCapacitor: FluxSet()
+                case .baseline: BaselineSet()
+                case .openCombine: CombineSend()
+                }
+            }),
+        Workload(
+            id: "notify3000", title: "notify 3,000 observers", operation: "round",
+            iterationsPerSample: 10, operationsPerIteration: 1,
+            contenders: Contender.allCases,
+            target: "≤ 1.5× baseline, 0 mallocs",
+            make: { contender in
+                switch contender {
+                case .fluxCapacitor: FluxNotify(observers: 3_000)
+                case .baseline: BaselineNotify(observers: 3_000)
+                case .openCombine: CombineNotify(observers: 3_000)
+                }
+            }),
+        Workload(
+            id: "observeClean3000", title: "observe + clean 3,000", operation: "observer",
+            iterationsPerSample: 1, operationsPerIteration: 3_000,
+            contenders: Contender.allCases,
+            target: "≤ 3× dictionary baseline per observer",
+            make: { contender in
+                switch contender {
+                case .fluxCapacitor: FluxObserveClean(observers: 3_000)
+                case .baseline: BaselineObserveClean(observers: 3_000)
+                case .openCombine: CombineObserveClean(observers: 3_000)
+                }
+            }),
+        Workload(
+            id: "observeClean30000", title: "observe + clean 30,000", operation: "observer",
+            iterationsPerSample: 1, operationsPerIteration: 30_000,
+            contenders: Contender.allCases,
+            target: "30,000 ≤ 12× the cost of 3,000",
+            make: { contender in
+                switch contender {
+                case .fluxCapacitor: FluxObserveClean(observers: 30_000)
+                case .baseline: BaselineObserveClean(observers: 30_000)
+                case .openCombine: CombineObserveClean(observers: 30_000)
+                }
+            }),
+        Workload(
+            id: "instantiate", title: "instantiate() of a live store", operation: "call",
+            iterationsPerSample: 1_000, operationsPerIteration: 1,
+            contenders: [.fluxCapacitor, .baseline],
+            target: "≤ 60 ns, 0 mallocs",
+            make: { contender in
+                switch contender {
+                case .fluxCapacitor: FluxInstantiate()
+                default: BaselineInstantiate()
+                }
+            }),
+        Workload(
+            id: "dispatch2Threads", title: "dispatch, 2 threads, 1 store", operation: "dispatch",
+            iterationsPerSample: 10_000, operationsPerIteration: 1,
+            contenders: Contender.allCases,
+            target: "(contention; baseline takes a mutex)",
+            make: { contender in
+                switch contender {
+                case .fluxCapacitor: FluxContendedDispatch()
+                case .baseline: BaselineContendedDispatch()
+                case .openCombine: CombineContendedSend()
+                }
+            }),
+    ]
+}

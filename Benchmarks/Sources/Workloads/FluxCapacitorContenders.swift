@@ -1,0 +1,159 @@
+import Dispatch
+import FluxCapacitor
+
+extension Dispatcher {
+    enum Counter: DispatchState {
+        typealias RelatedStoreType = CounterStore
+        typealias RelatedActionType = CounterAction
+        case increment
+    }
+}
+
+final class CounterStore: Storable {
+    typealias DispatchStateType = Dispatcher.Counter
+
+    let count: Constant<Int>
+    private let _count = Variable(0)
+
+    required init() {
+        count = Constant(_count)
+    }
+
+    func reduce(with state: Dispatcher.Counter) {
+        switch state {
+        case .increment: _count.value += 1
+        }
+    }
+}
+
+struct CounterAction: Actionable {
+    typealias DispatchStateType = Dispatcher.Counter
+}
+
+/// `action.invoke(.increment)` → `reduce` → `Variable += 1` → one `.current` observer.
+final class FluxDispatch: Runner {
+    private let store = CounterStore.instantiate()
+    private let action = CounterAction()
+    private let sink = Sink()
+    private var dust: Dust?
+
+    init() {
+        let sink = self.sink
+        dust = store.count.observe { sink.total &+= $0 }
+    }
+
+    deinit { dust?.clean() }
+
+    func run(iterations: Int) {
+        for _ in 0..<iterations {
+            action.invoke(.increment)
+        }
+    }
+
+    var checksum: Int { sink.total }
+}
+
+/// `variable.value = n` with one `.current` observer.
+final class FluxSet: Runner {
+    private let variable = Variable(0)
+    private let sink = Sink()
+    private var dust: Dust?
+
+    init() {
+        let sink = self.sink
+        dust = variable.observe { sink.total &+= $0 }
+    }
+
+    deinit { dust?.clean() }
+
+    func run(iterations: Int) {
+        for value in 0..<iterations {
+            variable.value = value
+        }
+    }
+
+    var checksum: Int { sink.total }
+}
+
+/// One change delivered to many `.current` observers.
+final class FluxNotify: Runner {
+    private let variable = Variable(0)
+    private let sink = Sink()
+    private var dusts: [Dust] = []
+
+    init(observers: Int) {
+        let sink = self.sink
+        dusts = (0..<observers).map { _ in variable.observe { sink.total &+= $0 } }
+    }
+
+    deinit { dusts.forEach { $0.clean() } }
+
+    func run(iterations: Int) {
+        for value in 0..<iterations {
+            variable.value = value
+        }
+    }
+
+    var checksum: Int { sink.total }
+}
+
+/// Observe `observers` times (with a closure literal, as users write), then clean every
+/// dust, oldest first.
+final class FluxObserveClean: Runner {
+    private let variable = Variable(0)
+    private let observers: Int
+    private var dusts: [Dust] = []
+    private var done = 0
+
+    init(observers: Int) {
+        self.observers = observers
+        dusts.reserveCapacity(observers)
+    }
+
+    func run(iterations: Int) {
+        for _ in 0..<iterations {
+            for _ in 0..<observers {
+                dusts.append(variable.observe { _ in })
+            }
+            for dust in dusts {
+                dust.clean()
+            }
+            done &+= dusts.count
+            dusts.removeAll(keepingCapacity: true)
+        }
+    }
+
+    var checksum: Int { done }
+}
+
+/// `instantiate()` while an instance is alive.
+final class FluxInstantiate: Runner {
+    private let live = CounterStore.instantiate()
+    private var same = 0
+
+    func run(iterations: Int) {
+        for _ in 0..<iterations {
+            if CounterStore.instantiate() === live {
+                same &+= 1
+            }
+        }
+    }
+
+    var checksum: Int { same }
+}
+
+/// Two threads dispatching to the same store.
+final class FluxContendedDispatch: Runner {
+    private let store = CounterStore.instantiate()
+
+    func run(iterations: Int) {
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            let action = CounterAction()
+            for _ in 0..<iterations / 2 {
+                action.invoke(.increment)
+            }
+        }
+    }
+
+    var checksum: Int { store.count.value }
+}
