@@ -180,4 +180,35 @@ struct DispatchTests {
             #expect(store.count.value == 101)
         }
     }
+
+    @Test func aLogSubscriberCleanedDuringADispatchIsNotCalledAgainAndIsReleased() {
+        isolated {
+            let store = CounterStore.instantiate()
+            let calls = Locked<[String]>([])
+            let deinits = Locked(0)
+            let own = Locked<Dust?>(nil)
+            do {
+                let tracked = Tracked(deinits)
+                own.withLock {
+                    $0 = Dispatcher.current.observeDispatches { event in
+                        _ = tracked
+                        calls.withLock { $0.append("\(event.phase)") }
+                        own.value?.clean()
+                    }
+                }
+            }
+            let bystander = Dispatcher.current.observeDispatches { event in
+                calls.withLock { $0.append("bystander \(event.phase)") }
+            }
+            defer { bystander.clean() }
+
+            CounterAction().invoke(.increment)
+            #expect(calls.value == ["willReduce", "bystander willReduce", "bystander didReduce"])
+            #expect(deinits.value == 1, "a cleaned subscriber's handler is released at once")
+
+            CounterAction().invoke(.increment)
+            #expect(calls.value.count == 5)
+            #expect(store.count.value == 2)
+        }
+    }
 }
