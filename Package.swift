@@ -5,16 +5,20 @@ import PackageDescription
 let package = Package(
     name: "FluxCapacitor",
     products: [
-        .library(name: "FluxCapacitor", targets: ["FluxCapacitor"])
+        .library(name: "FluxCapacitor", targets: ["FluxCapacitor"]),
+        // Helpers for testing stores and actions: an isolated-dispatcher trait for Swift
+        // Testing, and recorders of dispatches and values.
+        .library(name: "FluxCapacitorTesting", targets: ["FluxCapacitorTesting"]),
     ],
     targets: [
         .target(name: "FluxCapacitor", dependencies: ["CFluxCapacitorShims"]),
         // One process-wide atomic flag, in C11 so that it works on every platform the
         // library supports (`Synchronization.Atomic` needs macOS 15 / iOS 18).
         .target(name: "CFluxCapacitorShims"),
+        .target(name: "FluxCapacitorTesting", dependencies: ["FluxCapacitor"]),
         .testTarget(
             name: "FluxCapacitorTests",
-            dependencies: ["FluxCapacitor"]
+            dependencies: ["FluxCapacitor", "FluxCapacitorTesting"]
         ),
         .testTarget(
             name: "MigrationGuideTests",

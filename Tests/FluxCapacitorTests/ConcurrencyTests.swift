@@ -2,48 +2,46 @@ import Foundation
 import Testing
 
 @testable import FluxCapacitor
+import FluxCapacitorTesting
+import FluxCapacitorTesting
 
-@Suite("Thread safety")
+@Suite("Thread safety", .isolatedDispatcher)
 struct ConcurrencyTests {
     @Test func concurrentReadModifyWriteThroughReduceLosesNoUpdate() {
-        isolated {
-            let store = CounterStore.instantiate()
-            let threads = 8
-            let increments = 2_000
-            onThreads(threads) { _ in
-                for _ in 0..<increments {
-                    CounterAction().invoke(.increment)
-                }
+        let store = CounterStore.instantiate()
+        let threads = 8
+        let increments = 2_000
+        onThreads(threads) { _ in
+            for _ in 0..<increments {
+                CounterAction().invoke(.increment)
             }
-            #expect(store.count.value == threads * increments)
         }
+        #expect(store.count.value == threads * increments)
     }
 
     @Test func reductionsOfOneStoreNeverOverlap() {
-        isolated {
-            let store = CounterStore.instantiate()
-            let inside = Locked(0)
-            let mostInside = Locked(0)
-            store.afterReduce.withLock {
-                $0 = { _ in
-                    let now = inside.withLock {
-                        $0 += 1
-                        return $0
-                    }
-                    mostInside.withLock { $0 = max($0, now) }
-                    // Stay inside long enough for another thread to try to come in.
-                    for _ in 0..<50 { _ = inside.value }
-                    inside.withLock { $0 -= 1 }
+        let store = CounterStore.instantiate()
+        let inside = Locked(0)
+        let mostInside = Locked(0)
+        store.afterReduce.withLock {
+            $0 = { _ in
+                let now = inside.withLock {
+                    $0 += 1
+                    return $0
                 }
+                mostInside.withLock { $0 = max($0, now) }
+                // Stay inside long enough for another thread to try to come in.
+                for _ in 0..<50 { _ = inside.value }
+                inside.withLock { $0 -= 1 }
             }
-            onThreads(8) { _ in
-                for _ in 0..<300 {
-                    CounterAction().invoke(.increment)
-                }
-            }
-            #expect(mostInside.value == 1)
-            #expect(store.count.value == 2_400)
         }
+        onThreads(8) { _ in
+            for _ in 0..<300 {
+                CounterAction().invoke(.increment)
+            }
+        }
+        #expect(mostInside.value == 1)
+        #expect(store.count.value == 2_400)
     }
 
     @Test func everyObserverSeesEveryValueOnceAndAllObserversSeeTheSameOrder() {
@@ -122,25 +120,23 @@ struct ConcurrencyTests {
     }
 
     @Test func dispatchingObservingAndInstantiatingFromManyThreadsIsSafe() {
-        isolated {
-            let kept = CounterStore.instantiate()
-            let buster = DustBuster()
-            let heard = Locked(0)
-            onThreads(8) { thread in
-                for step in 0..<200 {
-                    let store = CounterStore.instantiate()
-                    if step.isMultiple(of: 20) {
-                        store.count.observe { _ in heard.withLock { $0 += 1 } }.cleaned(by: buster)
-                    }
-                    CounterAction().invoke(.increment)
-                    if thread == 0, step.isMultiple(of: 50) {
-                        buster.clean()
-                    }
+        let kept = CounterStore.instantiate()
+        let buster = DustBuster()
+        let heard = Locked(0)
+        onThreads(8) { thread in
+            for step in 0..<200 {
+                let store = CounterStore.instantiate()
+                if step.isMultiple(of: 20) {
+                    store.count.observe { _ in heard.withLock { $0 += 1 } }.cleaned(by: buster)
+                }
+                CounterAction().invoke(.increment)
+                if thread == 0, step.isMultiple(of: 50) {
+                    buster.clean()
                 }
             }
-            buster.clean()
-            #expect(CounterStore.instantiate() === kept)
-            #expect(kept.count.value == 1_600)
         }
+        buster.clean()
+        #expect(CounterStore.instantiate() === kept)
+        #expect(kept.count.value == 1_600)
     }
 }

@@ -1,8 +1,10 @@
 import Testing
 
 @testable import FluxCapacitor
+import FluxCapacitorTesting
+import FluxCapacitorTesting
 
-@Suite("Dust and DustBuster")
+@Suite("Dust and DustBuster", .isolatedDispatcher)
 struct DustTests {
     @Test func cleaningEndsTheObservationAndCleaningTwiceIsSafe() {
         let variable = Variable(0)

@@ -1,8 +1,10 @@
 import Testing
 
 @testable import FluxCapacitor
+import FluxCapacitorTesting
+import FluxCapacitorTesting
 
-@Suite("Lifetimes")
+@Suite("Lifetimes", .isolatedDispatcher)
 struct LifetimeTests {
     @Test func anObserverIsReleasedWhenItsDustIsCleaned() {
         let variable = Variable(0)
@@ -41,29 +43,25 @@ struct LifetimeTests {
     }
 
     @Test func aStoreWithObservedValuesIsFreedWhenReleased() {
-        isolated {
-            weak var weakStore: CounterStore?
-            let buster = DustBuster()
-            do {
-                let store = CounterStore.instantiate()
-                weakStore = store
-                store.count.observe { _ in }.cleaned(by: buster)
-                _ = store.count.observe { _ in }
-                CounterAction().invoke(.increment)
-            }
-            #expect(weakStore == nil, "no cycle between a store, its values and the registry")
+        weak var weakStore: CounterStore?
+        let buster = DustBuster()
+        do {
+            let store = CounterStore.instantiate()
+            weakStore = store
+            store.count.observe { _ in }.cleaned(by: buster)
+            _ = store.count.observe { _ in }
+            CounterAction().invoke(.increment)
         }
+        #expect(weakStore == nil, "no cycle between a store, its values and the registry")
     }
 
     @Test func aStoreIsNotKeptAliveByDispatchesThatReachedIt() {
-        isolated {
-            weak var weakStore: ChainStore?
-            do {
-                let store = ChainStore.instantiate()
-                weakStore = store
-                ChainAction().invoke(.step(3))
-            }
-            #expect(weakStore == nil)
+        weak var weakStore: ChainStore?
+        do {
+            let store = ChainStore.instantiate()
+            weakStore = store
+            ChainAction().invoke(.step(3))
         }
+        #expect(weakStore == nil)
     }
 }

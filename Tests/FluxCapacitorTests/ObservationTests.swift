@@ -1,9 +1,10 @@
 import Dispatch
 import FluxCapacitor
+import FluxCapacitorTesting
 import Foundation
 import Testing
 
-@Suite("Observing values")
+@Suite("Observing values", .isolatedDispatcher)
 struct ObservationTests {
     @Test func aConstantSharesItsVariablesValueAndObservers() {
         let variable = Variable(0)

@@ -1,4 +1,5 @@
 import FluxCapacitor
+import FluxCapacitorTesting
 import Foundation
 import Testing
 
@@ -92,125 +93,107 @@ enum SelfInstantiatingState: DispatchState {
 
 struct SelfInstantiatingAction: Actionable { typealias DispatchStateType = SelfInstantiatingState }
 
-@Suite("Weak, type-keyed registry")
+@Suite("Weak, type-keyed registry", .isolatedDispatcher)
 struct RegistryTests {
     @Test func instantiateReturnsTheLiveInstanceWhileItIsHeld() {
-        isolated {
-            let store = CounterStore.instantiate()
-            #expect(CounterStore.instantiate() === store)
-            #expect(CounterStore.instantiate() === store)
-        }
+        let store = CounterStore.instantiate()
+        #expect(CounterStore.instantiate() === store)
+        #expect(CounterStore.instantiate() === store)
     }
 
     @Test func storeIsFreedWhenTheLastOutsideReferenceGoesAndTheNextInstantiateMakesANewOne() {
-        isolated {
-            weak var weakStore: CounterStore?
-            var firstSerial = 0
-            do {
-                let store = CounterStore.instantiate()
-                store.afterReduce.withLock { $0 = { _ in } }
-                firstSerial = store.serial
-                weakStore = store
-                CounterAction().invoke(.increment)
-            }
-            #expect(weakStore == nil, "the registry must not keep a store alive")
-
-            let next = CounterStore.instantiate()
-            #expect(next.serial != firstSerial)
-            #expect(next.count.value == 0)
+        weak var weakStore: CounterStore?
+        var firstSerial = 0
+        do {
+            let store = CounterStore.instantiate()
+            store.afterReduce.withLock { $0 = { _ in } }
+            firstSerial = store.serial
+            weakStore = store
+            CounterAction().invoke(.increment)
         }
+        #expect(weakStore == nil, "the registry must not keep a store alive")
+
+        let next = CounterStore.instantiate()
+        #expect(next.serial != firstSerial)
+        #expect(next.count.value == 0)
     }
 
     @Test func storeTypesWithTheSameNameInDifferentNamespacesAreDifferentKeys() {
-        isolated {
-            let first = FirstModule.Store.instantiate()
-            let second = SecondModule.Store.instantiate()
-            #expect(String(describing: FirstModule.Store.self) == String(describing: SecondModule.Store.self))
+        let first = FirstModule.Store.instantiate()
+        let second = SecondModule.Store.instantiate()
+        #expect(String(describing: FirstModule.Store.self) == String(describing: SecondModule.Store.self))
 
-            FirstModule.Action().invoke(.value(1))
-            SecondModule.Action().invoke(.value(2))
+        FirstModule.Action().invoke(.value(1))
+        SecondModule.Action().invoke(.value(2))
 
-            #expect(first.received.value == [1])
-            #expect(second.received.value == [2])
-        }
+        #expect(first.received.value == [1])
+        #expect(second.received.value == [2])
     }
 
     @Test func clearUnregistersTheStoreSoDispatchesNoLongerReachIt() {
-        isolated {
-            let store = CounterStore.instantiate()
-            store.clear()
-            CounterAction().invoke(.increment)
-            #expect(store.count.value == 0)
+        let store = CounterStore.instantiate()
+        store.clear()
+        CounterAction().invoke(.increment)
+        #expect(store.count.value == 0)
 
-            let next = CounterStore.instantiate()
-            #expect(next !== store)
-            CounterAction().invoke(.increment)
-            #expect(next.count.value == 1)
-        }
+        let next = CounterStore.instantiate()
+        #expect(next !== store)
+        CounterAction().invoke(.increment)
+        #expect(next.count.value == 1)
     }
 
     @Test func clearOfAnInstanceThatIsNotRegisteredLeavesTheRegisteredOneAlone() {
-        isolated {
-            let old = CounterStore.instantiate()
-            old.clear()
-            let current = CounterStore.instantiate()
-            old.clear()
-            #expect(CounterStore.instantiate() === current)
-        }
+        let old = CounterStore.instantiate()
+        old.clear()
+        let current = CounterStore.instantiate()
+        old.clear()
+        #expect(CounterStore.instantiate() === current)
     }
 
     @Test func unregisterAllForgetsEveryStore() {
-        isolated {
-            let counter = CounterStore.instantiate()
-            let first = FirstModule.Store.instantiate()
-            Dispatcher.current.unregisterAll()
+        let counter = CounterStore.instantiate()
+        let first = FirstModule.Store.instantiate()
+        Dispatcher.current.unregisterAll()
 
-            CounterAction().invoke(.increment)
-            FirstModule.Action().invoke(.value(1))
-            #expect(counter.count.value == 0)
-            #expect(first.received.value.isEmpty)
-            #expect(CounterStore.instantiate() !== counter)
-        }
+        CounterAction().invoke(.increment)
+        FirstModule.Action().invoke(.value(1))
+        #expect(counter.count.value == 0)
+        #expect(first.received.value.isEmpty)
+        #expect(CounterStore.instantiate() !== counter)
     }
 
     @Test func storeInitMayInstantiateAnotherStore() {
-        isolated {
-            let dependent = DependentStore.instantiate()
-            #expect(dependent.counter === CounterStore.instantiate())
-        }
+        let dependent = DependentStore.instantiate()
+        #expect(dependent.counter === CounterStore.instantiate())
     }
 
     @Test func sixtyFourThreadsInstantiatingAtOnceGetOneInstance() {
-        isolated {
-            let initsBefore = SlowToMakeStore.inits.value
-            let instances = Locked<[SlowToMakeStore]>([])
-            onThreads(64) { _ in
-                let store = SlowToMakeStore.instantiate()
-                instances.withLock { $0.append(store) }
-            }
-            let all = instances.value
-            #expect(all.count == 64)
-            #expect(all.allSatisfy { $0 === all[0] })
-            #expect(SlowToMakeStore.inits.value - initsBefore == 1)
+        let initsBefore = SlowToMakeStore.inits.value
+        let instances = Locked<[SlowToMakeStore]>([])
+        onThreads(64) { _ in
+            let store = SlowToMakeStore.instantiate()
+            instances.withLock { $0.append(store) }
         }
+        let all = instances.value
+        #expect(all.count == 64)
+        #expect(all.allSatisfy { $0 === all[0] })
+        #expect(SlowToMakeStore.inits.value - initsBefore == 1)
     }
 
     @Test func storesWhoseInitInstantiatesAnotherStoreDoNotDeadlockAcrossThreads() {
-        isolated {
-            let dependents = Locked<[DependentStore]>([])
-            onThreads(16) { index in
-                if index.isMultiple(of: 2) {
-                    dependents.withLock { $0.append(DependentStore.instantiate()) }
-                } else {
-                    _ = CounterStore.instantiate()
-                    dependents.withLock { $0.append(DependentStore.instantiate()) }
-                }
+        let dependents = Locked<[DependentStore]>([])
+        onThreads(16) { index in
+            if index.isMultiple(of: 2) {
+                dependents.withLock { $0.append(DependentStore.instantiate()) }
+            } else {
+                _ = CounterStore.instantiate()
+                dependents.withLock { $0.append(DependentStore.instantiate()) }
             }
-            let all = dependents.value
-            #expect(all.count == 16)
-            #expect(all.allSatisfy { $0 === all[0] })
-            #expect(all[0].counter === CounterStore.instantiate())
         }
+        let all = dependents.value
+        #expect(all.count == 16)
+        #expect(all.allSatisfy { $0 === all[0] })
+        #expect(all[0].counter === CounterStore.instantiate())
     }
 
     @Test func aStoreThatInstantiatesItselfFromInitStopsWithAMessageNamingIt() async {

@@ -47,12 +47,6 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     done.wait()
 }
 
-/// Runs `body` in a dispatcher scope of its own, so that tests running in parallel never
-/// share stores.
-func isolated<Result>(_ body: () throws -> Result) rethrows -> Result {
-    try Dispatcher.withCurrent(Dispatcher(), operation: body)
-}
-
 /// An object whose deinit is counted, to see what is released.
 final class Tracked: Sendable {
     let deinits: Locked<Int>

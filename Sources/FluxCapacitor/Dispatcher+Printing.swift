@@ -1,0 +1,49 @@
+extension Dispatcher {
+    /// Prints one line per dispatch of this dispatcher, until the returned ``Dust`` is
+    /// cleaned: the state, and the store that reduced it or the fact that none was alive.
+    ///
+    /// ```swift
+    /// let logging = Dispatcher.shared.printDispatches()
+    /// // FluxCapacitor: Dispatcher.Repository.isRepositoryFetching(true) → RepositoryStore
+    /// // FluxCapacitor: Dispatcher.User.removeAllUsers dropped: no live UserStore
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - limit: The most characters of a state's description to print; longer ones end
+    ///     with "…". 200 by default.
+    ///   - output: Where each line goes; `print` by default.
+    public func printDispatches(
+        limit: Int = 200,
+        to output: @escaping @Sendable (String) -> Void = { print($0) }
+    ) -> Dust {
+        observeDispatches { event in
+            switch event.phase {
+            case .willReduce:
+                return
+            case .didReduce:
+                output("FluxCapacitor: \(event.stateDescription(limit: limit)) → \(event.storeType)")
+            case .droppedWithoutStore:
+                output("FluxCapacitor: \(event.stateDescription(limit: limit)) dropped: no live \(event.storeType)")
+            }
+        }
+    }
+}
+
+extension DispatchEvent {
+    /// The state, qualified by its type (without the module), at most `limit` characters.
+    ///
+    /// ```swift
+    /// event.stateDescription() // "Dispatcher.Repository.isRepositoryFetching(true)"
+    /// ```
+    public func stateDescription(limit: Int = 200) -> String {
+        var typeName = String(reflecting: type(of: state))
+        if let firstDot = typeName.firstIndex(of: ".") {
+            typeName = String(typeName[typeName.index(after: firstDot)...])
+        }
+        let description = "\(typeName).\(state)"
+        guard description.count > limit else {
+            return description
+        }
+        return description.prefix(max(limit - 1, 0)) + "…"
+    }
+}

@@ -1,0 +1,116 @@
+public import FluxCapacitor
+import Foundation
+
+/// Records what is dispatched through a dispatcher, to assert which states an action
+/// invoked, in order ("create actions testing").
+///
+/// ```swift
+/// @Test(.isolatedDispatcher) func fetchingInvokesFetchingThenRepositories() {
+///     let recorder = DispatchRecorder()
+///     RepositoryAction(session: StubSession()).fetchRepositories(withUserID: "1", after: nil)
+///     #expect(recorder.states(of: Dispatcher.Repository.self) == [
+///         .isRepositoryFetching(true),
+///         .addRepositories(StubSession.repositories),
+///         .isRepositoryFetching(false),
+///     ])
+/// }
+/// ```
+///
+/// A recorder hears every dispatch once, whether or not a live store received it, so an
+/// action can be tested with no store at all. It records from its creation until
+/// ``stop()`` or until it goes away. Read it from the task that made it.
+public final class DispatchRecorder {
+    /// One recorded dispatch.
+    public struct Entry {
+        /// The dispatched state.
+        public let state: any DispatchState
+        /// The store type the state is for.
+        public let storeType: any Storable.Type
+        /// Whether a live store reduced it (`false`: it was dropped).
+        public let wasReceived: Bool
+    }
+
+    private let storage = Storage()
+    private let subscription: Dust
+
+    /// Starts recording the dispatches of `dispatcher` (by default the current one).
+    ///
+    /// ```swift
+    /// let recorder = DispatchRecorder()
+    /// ```
+    public init(dispatcher: Dispatcher = .current) {
+        let storage = self.storage
+        subscription = dispatcher.observeDispatches { event in
+            guard event.phase != .willReduce else { return }
+            storage.append(Entry(state: event.state, storeType: event.storeType, wasReceived: event.wasReceived))
+        }
+    }
+
+    deinit {
+        subscription.clean()
+    }
+
+    /// Every dispatch recorded so far, in dispatch order.
+    ///
+    /// ```swift
+    /// #expect(recorder.entries.allSatisfy(\.wasReceived))
+    /// ```
+    public var entries: [Entry] {
+        storage.entries
+    }
+
+    /// The recorded states of type `State`, in dispatch order.
+    ///
+    /// ```swift
+    /// #expect(recorder.states(of: Dispatcher.User.self) == [.removeAllUsers])
+    /// ```
+    public func states<State: DispatchState>(of type: State.Type = State.self) -> [State] {
+        entries.compactMap { $0.state as? State }
+    }
+
+    /// Forgets what was recorded so far; recording goes on.
+    ///
+    /// ```swift
+    /// recorder.removeAll()
+    /// ```
+    public func removeAll() {
+        storage.removeAll()
+    }
+
+    /// Stops recording. What was recorded stays readable.
+    ///
+    /// ```swift
+    /// recorder.stop()
+    /// ```
+    public func stop() {
+        subscription.clean()
+    }
+
+    /// Where the dispatching threads put entries.
+    private final class Storage: @unchecked Sendable {
+        // Sendable: `lock` guards `stored`. Entries hold states that need not be
+        // Sendable: they are handed to the recorder's reader, which is documented to be
+        // the task that made the recorder.
+        private let lock = NSLock()
+        private var stored: [Entry] = []
+
+        var entries: [Entry] {
+            lock.withLock { stored }
+        }
+
+        func append(_ entry: Entry) {
+            lock.withLock { stored.append(entry) }
+        }
+
+        func removeAll() {
+            lock.withLock { stored.removeAll() }
+        }
+    }
+}
+
+// A recorder hands out the states it recorded, which need not be Sendable.
+@available(*, unavailable)
+extension DispatchRecorder: Sendable {}
+
+@available(*, unavailable)
+extension DispatchRecorder.Entry: Sendable {}

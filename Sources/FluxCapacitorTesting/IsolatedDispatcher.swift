@@ -1,0 +1,60 @@
+import FluxCapacitor
+public import Testing
+
+/// A Swift Testing trait that runs each test case with a new, empty ``Dispatcher`` as
+/// `Dispatcher.current`, so tests that run in parallel never share stores.
+///
+/// ```swift
+/// @Suite(.isolatedDispatcher)
+/// struct RepositoryStoreTests {
+///     @Test func addingRepositoriesAppendsThem() {
+///         let store = RepositoryStore.instantiate()   // this test's own store
+///         RepositoryAction().invoke(.addRepositories([swift]))
+///         #expect(store.repositories.value == [swift])
+///     }
+/// }
+/// ```
+///
+/// On a suite it applies to every test in it, each test case getting its own dispatcher.
+/// The scope carries to what the test runs synchronously, to child tasks and `Task { }`,
+/// and to FluxCapacitor's own `.main`/`.queue` deliveries; see
+/// `Dispatcher.withCurrent(_:operation:)` for what does not carry it.
+public struct IsolatedDispatcherTrait: TestTrait, SuiteTrait, TestScoping {
+    /// Applies to every test of a suite it is attached to.
+    public var isRecursive: Bool { true }
+
+    #if compiler(>=6.2)
+    /// Runs `function` with a new dispatcher as `Dispatcher.current`.
+    public func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @concurrent @Sendable () async throws -> Void
+    ) async throws {
+        try await Dispatcher.withCurrent(Dispatcher()) {
+            try await function()
+        }
+    }
+    #else
+    /// Runs `function` with a new dispatcher as `Dispatcher.current`.
+    public func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
+        try await Dispatcher.withCurrent(Dispatcher()) {
+            try await function()
+        }
+    }
+    #endif
+}
+
+extension Trait where Self == IsolatedDispatcherTrait {
+    /// Runs each test case with a new, empty dispatcher of its own.
+    ///
+    /// ```swift
+    /// @Test(.isolatedDispatcher) func fetchingMarksTheStoreFetching() { … }
+    /// ```
+    public static var isolatedDispatcher: Self {
+        IsolatedDispatcherTrait()
+    }
+}

@@ -1,0 +1,117 @@
+public import FluxCapacitor
+import Foundation
+
+/// Records the values of a ``Variable`` or ``Constant``, to assert how a store changed,
+/// and waits for values delivered later (by an asynchronous action, say).
+///
+/// ```swift
+/// @Test(.isolatedDispatcher) func fetchingTurnsTheFlagOnThenOff() async throws {
+///     let store = RepositoryStore.instantiate()
+///     let fetching = ValueRecorder(store.isRepositoryFetching)
+///     RepositoryAction(session: StubSession(latency: .milliseconds(10)))
+///         .fetchRepositories(withUserID: "1", after: nil)
+///     #expect(try await fetching.waitForValues(count: 3) == [false, true, false])
+/// }
+/// ```
+///
+/// It starts with the current value (unless `ignoreFirst` is `true`) and records every
+/// change until ``stop()`` or until it goes away.
+public final class ValueRecorder<Element: Sendable>: Sendable {
+    private let storage = Storage()
+    private let subscription: Dust
+
+    /// Starts recording `value` on `queue`.
+    ///
+    /// ```swift
+    /// let counts = ValueRecorder(store.count)
+    /// ```
+    public init<Trait: ValueTrait>(
+        _ value: PrimitiveValue<Trait, Element>,
+        ignoreFirst: Bool = false,
+        on queue: ExecuteQueue = .current
+    ) {
+        let storage = self.storage
+        subscription = value.observe(on: queue, ignoreFirst: ignoreFirst) { storage.append($0) }
+    }
+
+    deinit {
+        subscription.clean()
+    }
+
+    /// The values recorded so far, oldest first.
+    ///
+    /// ```swift
+    /// #expect(counts.values == [0, 1, 2])
+    /// ```
+    public var values: [Element] {
+        storage.values
+    }
+
+    /// The latest value recorded, if any.
+    ///
+    /// ```swift
+    /// #expect(counts.last == 2)
+    /// ```
+    public var last: Element? {
+        values.last
+    }
+
+    /// Waits until at least `count` values are recorded, and returns them; throws
+    /// ``Timeout`` with what was recorded if `timeout` passes first.
+    ///
+    /// ```swift
+    /// let values = try await counts.waitForValues(count: 3)
+    /// ```
+    public func waitForValues(count: Int, timeout: Duration = .seconds(10)) async throws -> [Element] {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while true {
+            let values = self.values
+            if values.count >= count {
+                return values
+            }
+            if clock.now >= deadline {
+                throw Timeout(expected: count, recorded: values)
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// Stops recording. What was recorded stays readable.
+    ///
+    /// ```swift
+    /// counts.stop()
+    /// ```
+    public func stop() {
+        subscription.clean()
+    }
+
+    /// Thrown by ``waitForValues(count:timeout:)`` when fewer values arrived in time.
+    public struct Timeout: Error, CustomStringConvertible {
+        /// How many values were awaited.
+        public let expected: Int
+        /// What was recorded when the time ran out.
+        public let recorded: [Element]
+
+        /// A sentence saying what was awaited and what came.
+        public var description: String {
+            "waited for \(expected) values, got \(recorded.count): \(recorded)"
+        }
+    }
+
+    private final class Storage: @unchecked Sendable {
+        // Sendable: `lock` guards `stored`; elements are Sendable.
+        private let lock = NSLock()
+        private var stored: [Element] = []
+
+        var values: [Element] {
+            lock.withLock { stored }
+        }
+
+        func append(_ value: Element) {
+            lock.withLock { stored.append(value) }
+        }
+    }
+}
+
+extension ValueRecorder.Timeout: Sendable {}
