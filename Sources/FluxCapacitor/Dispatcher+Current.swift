@@ -1,4 +1,4 @@
-internal import CFluxCapacitorShims
+public import CFluxCapacitorShims
 
 extension Dispatcher {
     /// The dispatcher bound by the innermost ``withCurrent(_:operation:)-(_,()->R)``.
@@ -77,14 +77,20 @@ extension Dispatcher {
     }
 
     /// The dispatcher bound by an enclosing scope, or `nil` when ``current`` is ``shared``.
-    /// Cheap when no scope was ever entered. Also what to bind around a hop to another
-    /// queue (nothing, when `nil`).
-    @usableFromInline
+    /// Inlined, and one relaxed load when no scope was ever entered. Also what to bind
+    /// around a hop to another queue (nothing, when `nil`).
+    @inlinable
     static var scopeToCarry: Dispatcher? {
-        guard cflux_scopes_were_used() else {
+        guard _slowPath(cflux_scopes_were_used()) else {
             return nil
         }
-        return scoped
+        return scopedDispatcher
+    }
+
+    /// The task-local binding; see `scopeToCarry`.
+    @usableFromInline
+    static var scopedDispatcher: Dispatcher? {
+        scoped
     }
 
     /// ``shared``, unretained: it lives as long as the process.

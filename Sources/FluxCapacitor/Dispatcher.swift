@@ -100,7 +100,7 @@ public final class Dispatcher: @unchecked Sendable {
     /// Reduces `state` in its live store and tells the log. Runs with `mutex` held.
     @inlinable
     func deliver<State: DispatchState>(_ state: State) {
-        if hasLogSubscribers {
+        if _slowPath(hasLogSubscribers) {
             deliverLogged(state)
             return
         }

@@ -1,9 +1,8 @@
+import FluxCapacitorTesting
 import Foundation
 import Testing
 
 @testable import FluxCapacitor
-import FluxCapacitorTesting
-import FluxCapacitorTesting
 
 @Suite("Thread safety", .isolatedDispatcher)
 struct ConcurrencyTests {

@@ -1,8 +1,7 @@
+import FluxCapacitorTesting
 import Testing
 
 @testable import FluxCapacitor
-import FluxCapacitorTesting
-import FluxCapacitorTesting
 
 @Suite("Lifetimes", .isolatedDispatcher)
 struct LifetimeTests {

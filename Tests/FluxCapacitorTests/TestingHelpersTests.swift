@@ -14,10 +14,11 @@ struct TestingHelpersTests {
         logging.clean()
         CounterAction().invoke(.add(3))
 
-        #expect(lines.value == [
-            "FluxCapacitor: Dispatcher.Counter.increment dropped: no live CounterStore",
-            "FluxCapacitor: Dispatcher.Counter.add(2) → CounterStore",
-        ])
+        #expect(
+            lines.value == [
+                "FluxCapacitor: Dispatcher.Counter.increment dropped: no live CounterStore",
+                "FluxCapacitor: Dispatcher.Counter.add(2) → CounterStore",
+            ])
         #expect(store.count.value == 5)
     }
 
