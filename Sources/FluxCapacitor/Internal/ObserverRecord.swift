@@ -57,8 +57,11 @@ final class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable
     // Sendable: `mailbox` is immutable. `handler` is read by the thread delivering a
     // round while the observer is in the core's slab, and set to nil by `retire()` only
     // after it has left the slab (the core's mutex orders the two), so that a cleaned
-    // observer's captures are released even while someone still holds its dust.
+    // observer's captures are released even while someone still holds its dust. It
+    // skips the runtime's dynamic exclusivity checks, which cost as much as the rest of an
+    // observe and clean.
     @usableFromInline
+    @exclusivity(unchecked)
     var handler: (@Sendable (Element) -> Void)?
     /// `nil` for ``ExecuteQueue/current``.
     @usableFromInline

@@ -145,7 +145,8 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         ignoreFirst: Bool,
         changes: @escaping @Sendable (Element) -> Void
     ) -> Record {
-        let record = Record(link: link, queue: queue, handler: changes)
+        let record = Record(
+            link: link, queue: queue, handler: isKeptAliveByObservers ? keepingSelfAlive(changes) : changes)
         lockOrTrap()
         if roundState == 0 && ignoreFirst {
             record.state = .active(observers.append(record))
@@ -153,6 +154,38 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         } else {
             observeLocked(record, ignoreFirst: ignoreFirst)
         }
+        return record
+    }
+
+    /// `changes`, holding this core until the observer lets go of it (when cleaned): how an
+    /// observation keeps a derived value alive.
+    @usableFromInline
+    func keepingSelfAlive(
+        _ changes: @escaping @Sendable (Element) -> Void
+    ) -> @Sendable (Element) -> Void {
+        { [self] value in
+            withExtendedLifetime(self) { changes(value) }
+        }
+    }
+
+    /// The value and its version, read together.
+    func snapshot() -> (value: Element, version: UInt64) {
+        lockOrTrap()
+        defer { mutex.unlock() }
+        return (storage, version)
+    }
+
+    /// Observes every value set after `version` (from a `snapshot()`): nothing at first if
+    /// the value has not changed since, else the latest value first. So a caller that
+    /// read a snapshot and then observes misses nothing and sees nothing twice.
+    func observe(
+        on queue: ExecuteQueue,
+        after version: UInt64,
+        changes: @escaping @Sendable (Element) -> Void
+    ) -> Record {
+        let record = Record(link: link, queue: queue, handler: changes)
+        lockOrTrap()
+        observeLocked(record, ignoreFirst: version == self.version)
         return record
     }
 

@@ -77,12 +77,24 @@ class ValueCoreBase: @unchecked Sendable {
     @usableFromInline
     final let link = ObserverLink()
 
+    /// For a derived value (`map`, `removeDuplicates()`): its observation of its source,
+    /// cleaned when this core goes, and the source, which this core keeps alive. Set once,
+    /// before the core is shared.
+    @exclusivity(unchecked)
+    final var upstream: (observation: Dust, source: AnyObject)?
+    /// Whether an observation of this core keeps it alive until it is cleaned (derived
+    /// values, which nobody else may hold). Set once, before the core is shared.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var isKeptAliveByObservers = false
+
     @usableFromInline
     init() {
         link.attach(self)
     }
 
     deinit {
+        upstream?.observation.clean()
         // After the cut, no observer is inside `remove(_:)` and none will enter it.
         link.cut()
         for reference in observers.removeAll() {

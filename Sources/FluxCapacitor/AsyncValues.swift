@@ -1,0 +1,126 @@
+/// The values of a ``Variable`` or ``Constant`` as an `AsyncSequence`: the current value
+/// first, then each change, in order. Get one from ``PrimitiveValue/values`` or
+/// ``PrimitiveValue/values(bufferingPolicy:)``.
+///
+/// ```swift
+/// for await repositories in store.repositories.values {
+///     render(repositories)
+/// }
+/// ```
+///
+/// Observation starts when iteration starts (in `makeAsyncIterator()`), and reading the
+/// current value and registering for changes are one step, so no change in between is
+/// missed. It ends, and the observation is released, when the loop ends (`break`,
+/// `return`, a thrown error), when the iterating task is cancelled, or when the iterator
+/// goes away: nothing keeps running after it. The sequence never ends on its own.
+///
+/// **Buffering.** Changes arrive on the thread that makes them and wait in a buffer until
+/// the consumer asks for them. With ``PrimitiveValue/values`` the buffer is unbounded: a
+/// slow consumer sees every value, in order, and the buffer grows with its backlog. With
+/// `.bufferingNewest(1)` a slow consumer skips to the latest value (the usual choice for
+/// rendering state); with `.bufferingOldest(n)` it sees the first `n` values it has not
+/// taken and misses the later ones.
+public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
+    /// The sequence never fails.
+    public typealias Failure = Never
+
+    /// What a consumer that falls behind sees: `.unbounded`, `.bufferingNewest(n)` or
+    /// `.bufferingOldest(n)`, as for `AsyncStream`.
+    public typealias BufferingPolicy = AsyncStream<Element>.Continuation.BufferingPolicy
+
+    let core: ValueCore<Element>
+    let bufferingPolicy: BufferingPolicy
+
+    /// Starts observing: the iterator yields the current value, then each change.
+    ///
+    /// ```swift
+    /// var iterator = store.count.values.makeAsyncIterator()
+    /// let current = await iterator.next()
+    /// ```
+    public func makeAsyncIterator() -> AsyncIterator {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
+        let observation = core.observe(on: .current, ignoreFirst: false) { value in
+            continuation.yield(value)
+        }
+        // Cancelling the consuming task ends the stream and lands here.
+        continuation.onTermination = { _ in observation.clean() }
+        return AsyncIterator(
+            base: stream.makeAsyncIterator(),
+            subscription: Subscription(observation: observation, continuation: continuation))
+    }
+
+    /// Yields the values of an ``AsyncValues`` sequence.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<Element>.Iterator
+        let subscription: Subscription
+
+        /// The next value, waiting for it if needed; `nil` once the iterating task is
+        /// cancelled.
+        ///
+        /// ```swift
+        /// let next = await iterator.next()
+        /// ```
+        public mutating func next() async -> Element? {
+            await base.next(isolation: #isolation)
+        }
+
+        /// The next value, waiting for it on `actor`; `nil` once the iterating task is
+        /// cancelled.
+        ///
+        /// ```swift
+        /// let next = await iterator.next(isolation: #isolation)
+        /// ```
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            await base.next(isolation: actor)
+        }
+    }
+
+    /// Ends the observation when the iterator goes away (a `for await` loop that ends
+    /// drops its iterator).
+    final class Subscription: Sendable {
+        let observation: Dust
+        let continuation: AsyncStream<Element>.Continuation
+
+        init(observation: Dust, continuation: AsyncStream<Element>.Continuation) {
+            self.observation = observation
+            self.continuation = continuation
+        }
+
+        deinit {
+            observation.clean()
+            continuation.finish()
+        }
+    }
+}
+
+// An iterator is used by one task at a time, as `AsyncIteratorProtocol` expects.
+@available(*, unavailable)
+extension AsyncValues.AsyncIterator: Sendable {}
+
+extension PrimitiveValue {
+    /// The current value, then each change, in order, as an `AsyncSequence`; every value
+    /// is buffered until the consumer takes it (see ``AsyncValues`` for the policy).
+    ///
+    /// ```swift
+    /// Task {
+    ///     for await isFetching in store.isRepositoryFetching.values {
+    ///         spinner.isHidden = !isFetching
+    ///     }
+    /// }
+    /// ```
+    public var values: AsyncValues<Element> {
+        AsyncValues(core: core, bufferingPolicy: .unbounded)
+    }
+
+    /// The current value, then each change, as an `AsyncSequence` that keeps what a slow
+    /// consumer has not taken according to `bufferingPolicy`.
+    ///
+    /// ```swift
+    /// for await repositories in store.repositories.values(bufferingPolicy: .bufferingNewest(1)) {
+    ///     render(repositories) // always the latest state, never a backlog
+    /// }
+    /// ```
+    public func values(bufferingPolicy: AsyncValues<Element>.BufferingPolicy) -> AsyncValues<Element> {
+        AsyncValues(core: core, bufferingPolicy: bufferingPolicy)
+    }
+}

@@ -1,0 +1,23 @@
+extension PrimitiveValue {
+    /// A read-only value computed from this one with `transform`, which follows it: it
+    /// holds `transform(value)` now and after every change.
+    ///
+    /// ```swift
+    /// let repositoryCount: Constant<Int> = store.repositories.map(\.count)
+    /// repositoryCount.observe { print("\($0) repositories") }.cleaned(by: dustBuster)
+    /// ```
+    ///
+    /// `transform` runs once per change of this value, on the thread that delivers it (so
+    /// never twice at the same time), and should be quick and free of side effects.
+    ///
+    /// The derived value holds this one, not the other way round: when nobody holds the
+    /// derived value and nothing observes it, it goes away and stops observing this one.
+    /// An observation of it keeps it alive until the observation is cleaned, so
+    /// `value.map(…).observe(…).cleaned(by: dustBuster)` works as it reads.
+    public func map<Mapped: Sendable>(_ transform: @escaping @Sendable (Element) -> Mapped) -> Constant<Mapped> {
+        let derived = core.derive(initial: transform) { derived, value in
+            derived.set(transform(value))
+        }
+        return Constant(core: derived)
+    }
+}
