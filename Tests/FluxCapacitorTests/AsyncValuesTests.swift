@@ -1,8 +1,9 @@
 import Dispatch
-@testable import FluxCapacitor
 import FluxCapacitorTesting
 import Foundation
 import Testing
+
+@testable import FluxCapacitor
 
 @Suite("Values as an AsyncSequence", .isolatedDispatcher)
 struct AsyncValuesTests {

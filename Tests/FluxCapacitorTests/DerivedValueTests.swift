@@ -1,6 +1,7 @@
-@testable import FluxCapacitor
 import FluxCapacitorTesting
 import Testing
+
+@testable import FluxCapacitor
 
 @Suite("Derived values: map and removeDuplicates", .isolatedDispatcher)
 struct DerivedValueTests {

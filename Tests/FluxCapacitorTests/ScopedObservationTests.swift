@@ -1,7 +1,8 @@
 import Dispatch
-@testable import FluxCapacitor
 import FluxCapacitorTesting
 import Testing
+
+@testable import FluxCapacitor
 
 /// An object to scope observations to; its properties are set by observers.
 final class Screen: @unchecked Sendable {
