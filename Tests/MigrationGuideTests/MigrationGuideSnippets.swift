@@ -118,3 +118,26 @@ final class RepositoryListModel {
             .cleaned(by: dustBuster)
     }
 }
+
+func printRepositoryCounts(of store: RepositoryStore) async {
+    for await repositories in store.repositories.values {
+        print(repositories.count)
+    }
+}
+
+func fetchingInIsolation() {
+    Dispatcher.withCurrent(Dispatcher()) {
+        let store = RepositoryStore.instantiate()
+        RepositoryAction().invoke(.isRepositoryFetching(true))
+        assert(store.isRepositoryFetching.value)
+    }
+}
+
+func showSpinner(whileFetchingIn store: RepositoryStore, dustBuster: DustBuster) {
+    store.isRepositoryFetching
+        .removeDuplicates()
+        .observe(on: .main) { isFetching in
+            print(isFetching ? "loading…" : "done")
+        }
+        .cleaned(by: dustBuster)
+}

@@ -14,7 +14,7 @@ struct MigrationGuideTests {
             encoding: .utf8)
 
         let snippets = Self.afterSnippets(in: guide)
-        #expect(snippets.count >= 9)
+        #expect(snippets.count >= 12)
         for snippet in snippets {
             #expect(compiled.contains(snippet), "not compiled:\n\(snippet)")
         }
