@@ -9,6 +9,8 @@ let package = Package(
         // Helpers for testing stores and actions: an isolated-dispatcher trait for Swift
         // Testing, and recorders of dispatches and values.
         .library(name: "FluxCapacitorTesting", targets: ["FluxCapacitorTesting"]),
+        // The example: `swift run repository-search`.
+        .executable(name: "repository-search", targets: ["repository-search"]),
     ],
     targets: [
         .target(name: "FluxCapacitor", dependencies: ["CFluxCapacitorShims"]),
@@ -16,9 +18,27 @@ let package = Package(
         // library supports (`Synchronization.Atomic` needs macOS 15 / iOS 18).
         .target(name: "CFluxCapacitorShims"),
         .target(name: "FluxCapacitorTesting", dependencies: ["FluxCapacitor"]),
+
+        // The example app, as its own library (so tests can reach it) and a thin executable,
+        // the way swift-argument-parser declares its examples.
+        .target(
+            name: "RepositorySearchKit",
+            dependencies: ["FluxCapacitor"],
+            path: "Example/RepositorySearchKit",
+            resources: [.copy("Resources/Fixtures")]
+        ),
+        .executableTarget(
+            name: "repository-search",
+            dependencies: ["RepositorySearchKit"],
+            path: "Example/repository-search"
+        ),
         .testTarget(
             name: "FluxCapacitorTests",
             dependencies: ["FluxCapacitor", "FluxCapacitorTesting"]
+        ),
+        .testTarget(
+            name: "ExampleTests",
+            dependencies: ["RepositorySearchKit", "FluxCapacitorTesting"]
         ),
         .testTarget(
             name: "MigrationGuideTests",

@@ -1,0 +1,82 @@
+/// A command of the interactive mode.
+enum Command: Equatable, Sendable {
+    case search(String)
+    case more
+    case open(Int)
+    case favorite(Int?)
+    case favorites
+    case back
+    case help
+    case quit
+
+    static let helpText = """
+        Commands:
+          search QUERY   search GitHub users whose login or name contains QUERY
+          more           load the next page of the list shown
+          open N         open user N, repository N or favorite N of the list shown
+          fav N          star or unstar repository N of the list shown (on a repository: fav)
+          favorites      show the favorite repositories
+          back           go back to the previous screen
+          help           show this help
+          quit           leave (so does the end of the input)
+        """
+
+    /// Reads one line of input; throws a one-line message for anything else.
+    init(parsing line: String) throws(CommandError) {
+        let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
+        guard let name = words.first?.lowercased() else {
+            throw CommandError("type a command, or 'help'")
+        }
+        let rest = words.dropFirst()
+        func index() throws(CommandError) -> Int {
+            guard rest.count == 1, let number = Int(rest[rest.startIndex]) else {
+                throw CommandError("'\(name)' needs one number, like '\(name) 1'")
+            }
+            guard number >= 1 else {
+                throw CommandError("numbers start at 1")
+            }
+            return number - 1
+        }
+        func noArguments() throws(CommandError) {
+            guard rest.isEmpty else {
+                throw CommandError("'\(name)' takes nothing after it")
+            }
+        }
+        switch name {
+        case "search":
+            let query = rest.joined(separator: " ")
+            guard !query.isEmpty else {
+                throw CommandError("search needs a query, like 'search mar'")
+            }
+            self = .search(query)
+        case "more":
+            try noArguments()
+            self = .more
+        case "open":
+            self = .open(try index())
+        case "fav":
+            self = .favorite(rest.isEmpty ? nil : try index())
+        case "favorites":
+            try noArguments()
+            self = .favorites
+        case "back":
+            try noArguments()
+            self = .back
+        case "help":
+            self = .help
+        case "quit", "exit":
+            self = .quit
+        default:
+            throw CommandError("unknown command '\(name)'; type 'help'")
+        }
+    }
+}
+
+/// Why a command could not be run: one line for the user.
+struct CommandError: Error, Equatable, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,67 @@
+/// The command line of `repository-search`.
+struct Options: Equatable {
+    var interactive = false
+    var live = false
+    var latency: Duration?
+    var failure: StubSession.Failure?
+    var log = false
+    var help = false
+
+    static let usage = """
+        USAGE: repository-search [--interactive] [--live] [--latency MS] [--fail MODE] [--log]
+
+        Searches GitHub users, lists a user's repositories page by page and keeps favorite
+        repositories, through FluxCapacitor's Flux flow: view models ask actions, actions
+        dispatch states, stores reduce them, view models observe the stores.
+
+        With no options it runs a scripted walk-through against a stub GitHub (fixture JSON,
+        no network), printing for each step the action invoked, the states dispatched and
+        what the screen shows.
+
+        OPTIONS:
+          --interactive   read commands from standard input instead (type 'help')
+          --live          use the real GitHub GraphQL API; needs GITHUB_TOKEN in the
+                          environment (a token with no scopes is enough)
+          --latency MS    make the stub wait MS milliseconds per request
+                          (default: 50 in the walk-through, 300 interactively)
+          --fail MODE     make every stub request fail: rate-limit, unauthorized,
+                          graphql, malformed or offline
+          --log           print every dispatched state (the walk-through always does)
+          --help          show this help
+
+        \(Command.helpText)
+        """
+
+    /// Reads `arguments` (without the program name); throws a one-line message.
+    init(parsing arguments: [String]) throws(CommandError) {
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--interactive", "-i":
+                interactive = true
+            case "--live":
+                live = true
+            case "--log":
+                log = true
+            case "--help", "-h":
+                help = true
+            case "--latency":
+                guard let value = remaining.popFirst(), let milliseconds = Int(value), milliseconds >= 0 else {
+                    throw CommandError("--latency needs a number of milliseconds, like '--latency 300'")
+                }
+                latency = .milliseconds(milliseconds)
+            case "--fail":
+                let modes = StubSession.Failure.allCases.map(\.rawValue).joined(separator: ", ")
+                guard let value = remaining.popFirst(), let failure = StubSession.Failure(rawValue: value) else {
+                    throw CommandError("--fail needs one of: \(modes)")
+                }
+                self.failure = failure
+            default:
+                throw CommandError("unknown option '\(argument)'; see --help")
+            }
+        }
+        if live && (failure != nil || latency != nil) {
+            throw CommandError("--fail and --latency apply to the stub, not to --live")
+        }
+    }
+}

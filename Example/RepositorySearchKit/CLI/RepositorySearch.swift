@@ -1,0 +1,105 @@
+import FluxCapacitor
+public import Foundation
+
+/// The `repository-search` program: reads the options, picks the session, and runs the
+/// walk-through or the interactive mode.
+public enum RepositorySearch: Sendable {
+    /// Runs the program; returns its exit status.
+    ///
+    /// - Parameters:
+    ///   - arguments: The command line, without the program name.
+    ///   - environment: Where `GITHUB_TOKEN` is read from.
+    ///   - input: Reads a line of standard input (interactive mode); `nil` at its end.
+    public static func main(
+        arguments: [String],
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        input: @escaping () -> String? = { readLine() }
+    ) async -> Int32 {
+        await run(arguments: arguments, environment: environment, input: input, console: StandardOutput())
+    }
+
+    static func run(
+        arguments: [String],
+        environment: [String: String],
+        input: () -> String?,
+        console: any Console
+    ) async -> Int32 {
+        let options: Options
+        do {
+            options = try Options(parsing: arguments)
+        } catch {
+            console.write("error: \(error)")
+            return 2
+        }
+        if options.help {
+            Options.usage.split(separator: "\n", omittingEmptySubsequences: false).forEach { console.write(String($0)) }
+            return 0
+        }
+
+        let session: any GitHubSession
+        if options.live {
+            do {
+                session = try LiveSession(environment: environment)
+            } catch {
+                console.write("error: \(error)")
+                return 1
+            }
+        } else {
+            session = StubSession(
+                latency: options.latency ?? (options.interactive ? .milliseconds(300) : .milliseconds(50)),
+                failure: options.failure)
+        }
+
+        if !options.interactive {
+            let failing = StubSession(latency: options.latency ?? .milliseconds(50), failure: .rateLimited)
+            return await Walkthrough(session: session, failingSession: failing, console: console).run()
+        }
+        return await Interactive(session: session, console: console, log: options.log).run(input: input)
+    }
+}
+
+/// The interactive mode: a command per line, the screen after each.
+struct Interactive {
+    let session: any GitHubSession
+    let console: any Console
+    let log: Bool
+
+    func run(input: () -> String?) async -> Int32 {
+        let navigator = Navigator(
+            userAction: UserAction(session: session),
+            repositoryAction: RepositoryAction(session: session),
+            console: console)
+        let logging =
+            log ? Dispatcher.current.printDispatches(limit: 110) { [console] in console.write("    · \($0)") } : nil
+        defer { logging?.clean() }
+
+        console.write("FluxCapacitor repository search. Type 'help' for the commands, 'quit' to leave.")
+        navigator.show()
+        while let line = input() {
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            let command: Command
+            do {
+                command = try Command(parsing: line)
+            } catch {
+                console.write("error: \(error)")
+                continue
+            }
+            switch command {
+            case .quit:
+                return 0
+            case .help:
+                Command.helpText.split(separator: "\n").forEach { console.write(String($0)) }
+                continue
+            default:
+                break
+            }
+            do {
+                try await navigator.run(command)
+                navigator.show()
+            } catch {
+                console.write("error: \(error)")
+            }
+        }
+        return 0
+    }
+}

@@ -1,0 +1,106 @@
+import FluxCapacitor
+import Foundation
+
+/// The scripted tour that `repository-search` runs by default: each step shows the action
+/// invoked, the states it dispatched (from the dispatcher's log) and the screen after it.
+struct Walkthrough {
+    let session: any GitHubSession
+    /// The session of the last step, which fails on purpose.
+    let failingSession: any GitHubSession
+    let console: any Console
+
+    private struct Step {
+        let title: String
+        let action: String
+        let command: Command
+    }
+
+    private static let steps: [Step] = [
+        Step(
+            title: "Search users whose name contains \"mar\"",
+            action:
+                "SearchViewModel.search(\"mar\") → UserAction.clearUsers(), UserAction.fetchUsers(withQuery: \"mar\", after: nil)",
+            command: .search("mar")),
+        Step(
+            title: "Load the next page of users",
+            action: "SearchViewModel.loadMore() → UserAction.fetchUsers(withQuery: \"mar\", after: endCursor)",
+            command: .more),
+        Step(
+            title: "Open the first user: their repositories, first page",
+            action: "UserAction.selectUser(_:), then RepositoryAction.fetchRepositories(withUserID:after: nil)",
+            command: .open(0)),
+        Step(
+            title: "Second page of repositories",
+            action: "RepositoryAction.fetchRepositories(withUserID:after: endCursor)",
+            command: .more),
+        Step(
+            title: "Third and last page",
+            action: "RepositoryAction.fetchRepositories(withUserID:after: endCursor)",
+            command: .more),
+        Step(
+            title: "Open the first repository",
+            action: "RepositoryAction.selectRepository(_:)",
+            command: .open(0)),
+        Step(
+            title: "Star it",
+            action: "RepositoryAction.addFavorite(_:)",
+            command: .favorite(nil)),
+        Step(
+            title: "Show the favorites",
+            action: "(no action: FavoriteViewModel reads RepositoryStore.favorites)",
+            command: .favorites),
+        Step(
+            title: "A user with no repositories",
+            action: "SearchViewModel.search(\"marge\"), then opening the user",
+            command: .search("marge")),
+        Step(
+            title: "",
+            action: "UserAction.selectUser(_:), then RepositoryAction.fetchRepositories(withUserID:after: nil)",
+            command: .open(0)),
+    ]
+
+    /// Runs the tour; returns the exit status (0).
+    func run() async -> Int32 {
+        console.write("FluxCapacitor repository search: a walk-through against a stub GitHub (no network).")
+        console.write("Each step shows the action invoked (▶), the states dispatched (·) and the screen.")
+        let log = Dispatcher.current.printDispatches(limit: 110) { [console] line in
+            console.write("    · " + line.replacingOccurrences(of: "FluxCapacitor: ", with: ""))
+        }
+        defer { log.clean() }
+
+        let navigator = Navigator(
+            userAction: UserAction(session: session),
+            repositoryAction: RepositoryAction(session: session),
+            console: console)
+        navigator.maxRows = 8
+        var number = 0
+        for step in Self.steps {
+            if !step.title.isEmpty {
+                number += 1
+                console.write("")
+                console.write("\(number). \(step.title)")
+            }
+            console.write("  ▶ \(step.action)")
+            do {
+                try await navigator.run(step.command)
+            } catch {
+                console.write("  error: \(error)")
+            }
+            navigator.show()
+        }
+
+        number += 1
+        console.write("")
+        console.write("\(number). An error: the same search against a stub that fails (--fail rate-limit)")
+        console.write(
+            "  ▶ SearchViewModel.search(\"doc\") with UserAction(session: StubSession(failure: .rateLimited))")
+        // The navigator's search screen reports the progress: it observes the same store.
+        let failing = SearchViewModel(action: UserAction(session: failingSession))
+        await failing.search("doc")
+        Screens.search(failing).forEach(console.write)
+
+        console.write("")
+        console.write("Done. Try it yourself: swift run repository-search --interactive")
+        return 0
+    }
+}

@@ -1,0 +1,60 @@
+import FluxCapacitor
+
+/// A user's repositories, the one opened, and the favorites.
+final class RepositoryStore: Storable {
+    typealias DispatchStateType = Dispatcher.Repository
+
+    let isRepositoryFetching: Constant<Bool>
+    private let _isRepositoryFetching = Variable(false)
+
+    let repositories: Constant<[GitHub.Repository]>
+    private let _repositories = Variable<[GitHub.Repository]>([])
+
+    let selectedRepository: Constant<GitHub.Repository?>
+    private let _selectedRepository = Variable<GitHub.Repository?>(nil)
+
+    let lastPageInfo: Constant<GitHub.PageInfo?>
+    private let _lastPageInfo = Variable<GitHub.PageInfo?>(nil)
+
+    let lastTask: Constant<FetchTask?>
+    private let _lastTask = Variable<FetchTask?>(nil)
+
+    let totalCount: Constant<Int>
+    private let _totalCount = Variable(0)
+
+    let favorites: Constant<[GitHub.Repository]>
+    private let _favorites = Variable<[GitHub.Repository]>([])
+
+    let lastError: Constant<GitHubError?>
+    private let _lastError = Variable<GitHubError?>(nil)
+
+    required init() {
+        isRepositoryFetching = Constant(_isRepositoryFetching)
+        repositories = Constant(_repositories)
+        selectedRepository = Constant(_selectedRepository)
+        lastPageInfo = Constant(_lastPageInfo)
+        lastTask = Constant(_lastTask)
+        totalCount = Constant(_totalCount)
+        favorites = Constant(_favorites)
+        lastError = Constant(_lastError)
+    }
+
+    func reduce(with state: Dispatcher.Repository) {
+        switch state {
+        case .isRepositoryFetching(let value): _isRepositoryFetching.value = value
+        case .addRepositories(let value): _repositories.value.append(contentsOf: value)
+        case .removeAllRepositories: _repositories.value.removeAll()
+        case .selectedRepository(let value): _selectedRepository.value = value
+        case .lastPageInfo(let value): _lastPageInfo.value = value
+        case .lastTask(let value): _lastTask.value = value
+        case .repositoryTotalCount(let value): _totalCount.value = value
+        case .addFavorite(let repository):
+            if !_favorites.value.contains(repository) {
+                _favorites.value.append(repository)
+            }
+        case .removeFavorite(let repository): _favorites.value.removeAll { $0.id == repository.id }
+        case .removeAllFavorites: _favorites.value.removeAll()
+        case .lastError(let value): _lastError.value = value
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import FluxCapacitor
+
+/// The favorite repositories; selecting one opens it.
+final class FavoriteViewModel: Sendable {
+    private let action: RepositoryAction
+    private let store: RepositoryStore
+    private let dustBuster = DustBuster()
+
+    init(
+        action: RepositoryAction = RepositoryAction(), store: RepositoryStore = .instantiate(),
+        events: @escaping ViewEvents = { _ in }
+    ) {
+        self.action = action
+        self.store = store
+        store.favorites
+            .map(\.count)
+            .removeDuplicates()
+            .observe { events(.favoriteCount($0)) }
+            .cleaned(by: dustBuster)
+    }
+
+    deinit {
+        // As the original sample did: the favorites screen unregisters its store when it
+        // goes, so the next `instantiate()` starts afresh.
+        store.clear()
+    }
+
+    var favorites: [GitHub.Repository] { store.favorites.value }
+
+    /// Opens the favorite at `index`.
+    func selectFavorite(at index: Int) -> GitHub.Repository? {
+        let favorites = self.favorites
+        guard favorites.indices.contains(index) else { return nil }
+        action.selectRepository(favorites[index])
+        return favorites[index]
+    }
+
+    /// Unstars the favorite at `index`.
+    func removeFavorite(at index: Int) -> GitHub.Repository? {
+        let favorites = self.favorites
+        guard favorites.indices.contains(index) else { return nil }
+        action.removeFavorite(favorites[index])
+        return favorites[index]
+    }
+}

@@ -1,0 +1,42 @@
+import FluxCapacitor
+
+/// One repository (the app showed its web page), with a favorite toggle.
+final class RepositoryViewModel: Sendable {
+    private let action: RepositoryAction
+    private let store: RepositoryStore
+    private let dustBuster = DustBuster()
+
+    init(
+        action: RepositoryAction = RepositoryAction(), store: RepositoryStore = .instantiate(),
+        events: @escaping ViewEvents = { _ in }
+    ) {
+        self.action = action
+        self.store = store
+        // Whether the open repository is a favorite, as it changes (by any screen).
+        store.favorites
+            .map { [store] favorites in
+                store.selectedRepository.value.map { selected in favorites.contains { $0.id == selected.id } } ?? false
+            }
+            .removeDuplicates()
+            .observe { events(.favorite($0)) }
+            .cleaned(by: dustBuster)
+    }
+
+    var repository: GitHub.Repository? { store.selectedRepository.value }
+
+    var isFavorite: Bool {
+        guard let repository else { return false }
+        return store.favorites.value.contains { $0.id == repository.id }
+    }
+
+    /// Stars or unstars the open repository; returns whether it is now a favorite.
+    func toggleFavorite() -> Bool? {
+        guard let repository else { return nil }
+        if isFavorite {
+            action.removeFavorite(repository)
+            return false
+        }
+        action.addFavorite(repository)
+        return true
+    }
+}

@@ -1,0 +1,55 @@
+import FluxCapacitor
+import Foundation
+
+/// The search screen: a query, the users found so far, paging, and picking a user.
+final class SearchViewModel: Sendable {
+    private let action: UserAction
+    private let store: UserStore
+    private let dustBuster = DustBuster()
+
+    init(action: UserAction = UserAction(), store: UserStore = .instantiate(), events: @escaping ViewEvents = { _ in })
+    {
+        self.action = action
+        self.store = store
+        store.isUserFetching
+            .removeDuplicates()
+            .observe { events(.loading($0)) }
+            .cleaned(by: dustBuster)
+    }
+
+    var query: String { store.lastSearchQuery.value }
+    var users: [GitHub.User] { store.users.value }
+    var isLoading: Bool { store.isUserFetching.value }
+    var errorMessage: String? { store.lastError.value?.description }
+    var canLoadMore: Bool { store.lastPageInfo.value?.hasNextPage == true }
+
+    /// "loaded / total", for example `30 / 1204`.
+    var counterText: String { "\(users.count) / \(store.totalCount.value)" }
+
+    /// Searches for `query`: clears the users, page info, query and total count, then
+    /// fetches the first page. Repeating the query that is shown does nothing (unless it
+    /// failed), as the app skipped repeated queries while typing.
+    func search(_ query: String) async {
+        let query = query.trimmingCharacters(in: .whitespaces)
+        guard query != store.lastSearchQuery.value || store.lastError.value != nil else { return }
+        action.clearUsers()
+        await action.fetchUsers(withQuery: query, after: nil)
+    }
+
+    /// Fetches the next page; `false` when there is none.
+    func loadMore() async -> Bool {
+        guard let pageInfo = store.lastPageInfo.value, pageInfo.hasNextPage, let cursor = pageInfo.endCursor else {
+            return false
+        }
+        await action.fetchUsers(withQuery: store.lastSearchQuery.value, after: cursor)
+        return true
+    }
+
+    /// Selects the user at `index` (as the app did when a row was tapped).
+    func selectUser(at index: Int) -> GitHub.User? {
+        let users = self.users
+        guard users.indices.contains(index) else { return nil }
+        action.selectUser(users[index])
+        return users[index]
+    }
+}

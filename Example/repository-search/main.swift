@@ -1,0 +1,5 @@
+import Foundation
+import RepositorySearchKit
+
+// The example app of FluxCapacitor; see `RepositorySearch` and `--help`.
+exit(await RepositorySearch.main(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,106 @@
+import FluxCapacitorTesting
+import Testing
+
+@testable import RepositorySearchKit
+
+@Suite("The command line", .isolatedDispatcher)
+struct CommandLineTests {
+    private func run(_ arguments: [String], input: [String] = []) async -> (status: Int32, output: String) {
+        let console = BufferConsole()
+        var lines = input[...]
+        let status = await RepositorySearch.run(
+            arguments: arguments, environment: [:], input: { lines.popFirst() }, console: console)
+        return (status, console.text)
+    }
+
+    @Test func theWalkThroughShowsUsersThreePagesAFavoriteAndAnError() async {
+        let (status, output) = await run(["--latency", "0"])
+        #expect(status == 0)
+        for expected in [
+            "[Search \"mar\" — 4 / 6 users]",
+            "[Search \"mar\" — 6 / 6 users]",
+            "[marty-mcfly's repositories — 10 / 25]",
+            "[marty-mcfly's repositories — 20 / 25]",
+            "[marty-mcfly's repositories — 25 / 25]",
+            "[marty-mcfly/hoverboard]",
+            "  ★ starred",
+            "[Favorites — 1]",
+            "  1. ★ marty-mcfly/hoverboard",
+            "[marge-no-repos's repositories — 0 / 0]",
+            "  (no repositories)",
+            "  … searching GitHub users",
+            "  … fetching repositories",
+            "    · Dispatcher.User.lastSearchQuery(\"mar\") → UserStore",
+            "    · Dispatcher.Repository.addFavorite(hoverboard) → RepositoryStore",
+        ] {
+            #expect(output.contains(expected), "missing: \(expected)")
+        }
+        #expect(output.contains("  error: GitHub's rate limit is used up; it resets at "))
+        #expect(!output.contains("error: no"), "no step of the script may fail")
+    }
+
+    @Test func theInteractiveModeRunsCommandsAndShowsTheScreenAfterEach() async {
+        let (status, output) = await run(
+            ["--interactive", "--latency", "0"],
+            input: ["search mar", "open 1", "open 2", "fav", "favorites", "quit", "more"])
+        #expect(status == 0)
+        #expect(output.contains("[Search \"mar\" — 4 / 6 users]"))
+        #expect(output.contains("[marty-mcfly's repositories — 10 / 25]"))
+        #expect(output.contains("[Favorites — 1]"))
+        #expect(!output.contains("error"))
+    }
+
+    @Test func junkInputGetsOneLineErrorsAndTheSessionGoesOn() async {
+        let (status, output) = await run(
+            ["--interactive", "--latency", "0"],
+            input: [
+                "hello", "open 1", "search", "open x", "open 0", "search mar", "open 99", "more", "more", "fav 1",
+                "back",
+                "back", "\u{0}", "search mar",
+            ])
+        #expect(status == 0)
+        let errors = output.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+        #expect(
+            errors == [
+                "error: unknown command 'hello'; type 'help'",
+                "error: there is no user to open here; search first",
+                "error: search needs a query, like 'search mar'",
+                "error: 'open' needs one number, like 'open 1'",
+                "error: numbers start at 1",
+                "error: no user 99 here (1–4)",
+                "error: no more users to load",
+                "error: open a user first: 'fav N' stars repositories",
+                "error: nowhere to go back to",
+                "error: nowhere to go back to",
+                "error: unknown command '\u{0}'; type 'help'",
+            ])
+    }
+
+    @Test func theEndOfTheInputEndsTheSession() async {
+        let (status, output) = await run(["--interactive"], input: [])
+        #expect(status == 0)
+        #expect(output.contains("Type 'help'"))
+    }
+
+    @Test func helpDocumentsTheOptionsAndTheCommands() async {
+        let (status, output) = await run(["--help"])
+        #expect(status == 0)
+        for option in ["--interactive", "--live", "--latency MS", "--fail MODE", "--log", "search QUERY", "fav N"] {
+            #expect(output.contains(option))
+        }
+    }
+
+    @Test func badOptionsAreRefusedWithAReason() async {
+        #expect(await run(["--nope"]) == (2, "error: unknown option '--nope'; see --help"))
+        #expect(await run(["--fail", "sometimes"]).output.hasPrefix("error: --fail needs one of: rate-limit"))
+        #expect(await run(["--latency"]).status == 2)
+        #expect(
+            await run(["--live"]) == (1, "error: --live needs a GitHub token in the GITHUB_TOKEN environment variable.")
+        )
+    }
+
+    @Test func theFailureModeShowsAReadableErrorInteractively() async {
+        let (_, output) = await run(["--interactive", "--latency", "0", "--fail", "offline"], input: ["search mar"])
+        #expect(output.contains("  error: Could not reach GitHub: The Internet connection appears to be offline."))
+    }
+}

@@ -1,0 +1,140 @@
+import FluxCapacitor
+import FluxCapacitorTesting
+import Foundation
+import Testing
+
+@testable import RepositorySearchKit
+
+/// Collects a view model's events.
+final class Events: Sendable {
+    let recorded = Locked<[ViewEvent]>([])
+    var handler: ViewEvents { { [recorded] event in recorded.withLock { $0.append(event) } } }
+    var values: [ViewEvent] { recorded.value }
+}
+
+/// A value guarded by a lock, for test bookkeeping.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    // Sendable: `lock` guards `stored`.
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { lock.withLock { body(&stored) } }
+}
+
+@Suite("View models", .isolatedDispatcher)
+struct ViewModelTests {
+    @Test func searchingClearsThenFetchesAndShowsACounter() async {
+        let events = Events()
+        let session = MockSession(users: [
+            .success(Sample.page([Sample.user("a"), Sample.user("b")], total: 1204, next: "c2")),
+            .success(Sample.page([Sample.user("c")], total: 3)),
+        ])
+        let viewModel = SearchViewModel(action: UserAction(session: session), events: events.handler)
+        await viewModel.search("mar")
+        #expect(viewModel.users.map(\.login) == ["a", "b"])
+        #expect(viewModel.counterText == "2 / 1204")
+        #expect(viewModel.query == "mar")
+        #expect(viewModel.canLoadMore)
+        #expect(events.values == [.loading(true), .loading(false)])
+
+        await viewModel.search("mark")
+        #expect(viewModel.users.map(\.login) == ["c"], "a new query replaces the users")
+        #expect(viewModel.counterText == "1 / 3")
+    }
+
+    @Test func repeatingTheQueryShownDoesNothingUnlessItFailed() async {
+        let session = MockSession(users: [
+            .failure(.transport("offline")),
+            .success(Sample.page([Sample.user("a")], total: 1)),
+        ])
+        let viewModel = SearchViewModel(action: UserAction(session: session))
+        await viewModel.search("mar")
+        #expect(viewModel.errorMessage == "Could not reach GitHub: offline")
+        await viewModel.search("mar")
+        #expect(viewModel.users.map(\.login) == ["a"])
+        await viewModel.search(" mar ")
+        #expect(session.requests.count == 2)
+    }
+
+    @Test func loadingMoreAsksForTheNextPageOnlyWhenThereIsOne() async {
+        let session = MockSession(users: [
+            .success(Sample.page([Sample.user("a")], total: 2, next: "c1")),
+            .success(Sample.page([Sample.user("b")], total: 2)),
+        ])
+        let viewModel = SearchViewModel(action: UserAction(session: session, pageSize: 1))
+        await viewModel.search("x")
+        #expect(await viewModel.loadMore())
+        #expect(await !viewModel.loadMore())
+        #expect(
+            session.requests == [
+                .searchUsers(query: "x", first: 1, after: nil),
+                .searchUsers(query: "x", first: 1, after: "c1"),
+            ])
+        #expect(viewModel.counterText == "2 / 2")
+    }
+
+    @Test func selectingAUserDispatchesTheSelection() async {
+        let recorder = DispatchRecorder()
+        let session = MockSession(users: [.success(Sample.page([Sample.user("a")], total: 1))])
+        let viewModel = SearchViewModel(action: UserAction(session: session))
+        await viewModel.search("a")
+        #expect(viewModel.selectUser(at: 3) == nil)
+        let user = viewModel.selectUser(at: 0)
+        #expect(recorder.states(of: Dispatcher.User.self).last == .selectedUser(user))
+        #expect(UserStore.instantiate().selectedUser.value == user)
+    }
+
+    @Test func theUserRepositoryScreenPagesTheSelectedUsersRepositories() async {
+        let events = Events()
+        let userStore = UserStore.instantiate()
+        let user = Sample.user("marty", repositories: 3)
+        UserAction(session: MockSession()).selectUser(user)
+        #expect(userStore.selectedUser.value == user)
+        let session = MockSession(repositories: [
+            .success(Sample.page([Sample.repository("a"), Sample.repository("b")], total: 3, next: "r2")),
+            .success(Sample.page([Sample.repository("c")], total: 3)),
+        ])
+        let viewModel = UserRepositoryViewModel(action: RepositoryAction(session: session), events: events.handler)
+        await viewModel.load()
+        #expect(viewModel.counterText == "2 / 3")
+        #expect(await viewModel.loadMore())
+        #expect(viewModel.repositories.map(\.name) == ["a", "b", "c"])
+        #expect(await !viewModel.loadMore())
+        #expect(session.requests.first == .userRepositories(userID: user.id, first: 10, after: nil))
+        #expect(events.values == [.loading(true), .loading(false), .loading(true), .loading(false)])
+
+        #expect(viewModel.toggleFavorite(at: 1) == true)
+        #expect(viewModel.favoriteIDs == [Sample.repository("b").id])
+        #expect(viewModel.toggleFavorite(at: 1) == false)
+        #expect(viewModel.toggleFavorite(at: 9) == nil)
+    }
+
+    @Test func theRepositoryScreenTogglesTheFavoriteOfTheOpenRepository() {
+        let events = Events()
+        let action = RepositoryAction(session: MockSession())
+        let viewModel = RepositoryViewModel(action: action, events: events.handler)
+        #expect(viewModel.toggleFavorite() == nil, "nothing open")
+        action.selectRepository(Sample.repository("hoverboard"))
+        #expect(viewModel.toggleFavorite() == true)
+        #expect(viewModel.isFavorite)
+        #expect(viewModel.toggleFavorite() == false)
+        #expect(events.values == [.favorite(true), .favorite(false)])
+    }
+
+    @Test func theFavoritesScreenOpensAFavoriteAndClearsItsStoreWhenItGoes() {
+        let events = Events()
+        let store = RepositoryStore.instantiate()
+        let action = RepositoryAction(session: MockSession())
+        action.addFavorite(Sample.repository("hoverboard"))
+        do {
+            let viewModel = FavoriteViewModel(action: action, events: events.handler)
+            #expect(viewModel.favorites.map(\.name) == ["hoverboard"])
+            #expect(viewModel.selectFavorite(at: 0)?.name == "hoverboard")
+            #expect(store.selectedRepository.value?.name == "hoverboard")
+            #expect(viewModel.removeFavorite(at: 0)?.name == "hoverboard")
+            #expect(events.values == [.favoriteCount(0)])
+        }
+        #expect(RepositoryStore.instantiate() !== store, "the favorites screen cleared its store")
+    }
+}
