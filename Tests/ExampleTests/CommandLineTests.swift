@@ -1,15 +1,25 @@
 import FluxCapacitorTesting
+import Foundation
 import Testing
 
 @testable import RepositorySearchKit
 
 @Suite("The command line", .isolatedDispatcher)
-struct CommandLineTests {
+final class CommandLineTests {
+    /// Where this test keeps favorites: never the user's own folder. Removed after the test.
+    let storage = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "repository-search-\(UUID().uuidString)")
+
+    deinit {
+        try? FileManager.default.removeItem(at: storage)
+    }
+
     private func run(_ arguments: [String], input: [String] = []) async -> (status: Int32, output: String) {
         let console = BufferConsole()
         var lines = input[...]
         let status = await RepositorySearch.run(
-            arguments: arguments, environment: [:], input: { lines.popFirst() }, console: console)
+            arguments: arguments + ["--storage", storage.path], environment: [:], input: { lines.popFirst() },
+            console: console)
         return (status, console.text)
     }
 
@@ -91,7 +101,8 @@ struct CommandLineTests {
     }
 
     @Test func badOptionsAreRefusedWithAReason() async {
-        #expect(await run(["--nope"]) == (2, "error: unknown option '--nope'; see --help"))
+        #expect(await run(["--nope"]).output == "error: unknown option '--nope'; see --help")
+        #expect(await run(["--nope"]).status == 2)
         #expect(await run(["--fail", "sometimes"]).output.hasPrefix("error: --fail needs one of: rate-limit"))
         #expect(await run(["--latency"]).status == 2)
         #expect(
@@ -102,5 +113,40 @@ struct CommandLineTests {
     @Test func theFailureModeShowsAReadableErrorInteractively() async {
         let (_, output) = await run(["--interactive", "--latency", "0", "--fail", "offline"], input: ["search mar"])
         #expect(output.contains("  error: Could not reach GitHub: The Internet connection appears to be offline."))
+    }
+
+    @Test func favoritesSurviveASecondRunAndResetForgetsThem() async throws {
+        let first = await run(["--latency", "0"])
+        #expect(first.output.contains("  ★ starred"))
+        #expect(!first.output.contains("kept from earlier runs"))
+
+        let second = await run(["--latency", "0"])
+        #expect(second.status == 0)
+        #expect(second.output.contains("1 favorite kept from earlier runs in \(storage.path)"))
+        #expect(second.output.contains("  (already a favorite, kept from an earlier run)"))
+        #expect(second.output.contains("[Favorites — 1]"))
+        #expect(!second.output.contains("☆ unstarred"))
+
+        let reset = await run(["--interactive", "--reset-favorites"], input: ["favorites"])
+        #expect(reset.output.contains("Forgot the favorites"))
+        #expect(reset.output.contains("[Favorites — 0]"))
+    }
+
+    @Test func favoritesStarredInteractivelyAreThereNextTime() async throws {
+        _ = await run(["--interactive", "--latency", "0"], input: ["search doc", "open 1", "fav 1", "fav 2", "quit"])
+        let next = await run(["--interactive", "--latency", "0"], input: ["favorites"])
+        #expect(next.output.contains("2 favorites kept from earlier runs"))
+        #expect(next.output.contains("  1. ★ doc-brown/FluxCapacitor"))
+    }
+
+    @Test func aCorruptFavoritesFileIsAWarningAndTheProgramGoesOn() async throws {
+        try FileManager.default.createDirectory(at: storage, withIntermediateDirectories: true)
+        try Data("[{\"broken\": true}]".utf8).write(to: storage.appendingPathComponent("favorites.json"))
+        let (status, output) = await run(["--interactive"], input: ["favorites"])
+        #expect(status == 0)
+        #expect(output.contains("warning: FluxCapacitor: persisted 'favorites' could not be decoded"))
+        #expect(output.contains("[Favorites — 0]"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: storage.path)
+        #expect(files.contains { $0.hasPrefix("favorites.corrupt-") }, "the bad file is kept")
     }
 }

@@ -6,6 +6,8 @@ struct Options: Equatable {
     var failure: StubSession.Failure?
     var log = false
     var help = false
+    var storage: String?
+    var resetFavorites = false
 
     static let usage = """
         USAGE: repository-search [--interactive] [--live] [--latency MS] [--fail MODE] [--log]
@@ -27,6 +29,10 @@ struct Options: Equatable {
           --fail MODE     make every stub request fail: rate-limit, unauthorized,
                           graphql, malformed or offline
           --log           print every dispatched state (the walk-through always does)
+          --storage DIR   keep the favorites in DIR (default: the application-support
+                          folder, ~/.local/share/repository-search on Linux)
+          --reset-favorites
+                          forget the favorites kept from earlier runs
           --help          show this help
 
         \(Command.helpText)
@@ -45,6 +51,13 @@ struct Options: Equatable {
                 log = true
             case "--help", "-h":
                 help = true
+            case "--reset-favorites":
+                resetFavorites = true
+            case "--storage":
+                guard let value = remaining.popFirst(), !value.hasPrefix("--") else {
+                    throw CommandError("--storage needs a directory, like '--storage /tmp/favorites'")
+                }
+                storage = value
             case "--latency":
                 guard let value = remaining.popFirst(), let milliseconds = Int(value), milliseconds >= 0 else {
                     throw CommandError("--latency needs a number of milliseconds, like '--latency 300'")

@@ -50,11 +50,34 @@ public enum RepositorySearch: Sendable {
                 failure: options.failure)
         }
 
-        if !options.interactive {
-            let failing = StubSession(latency: options.latency ?? .milliseconds(50), failure: .rateLimited)
-            return await Walkthrough(session: session, failingSession: failing, console: console).run()
+        // The favorites survive runs, in files; problems with them are warnings.
+        let onError: @Sendable (PersistenceError) -> Void = { console.write("warning: \($0)") }
+        let storage =
+            options.storage.map { FileStorage(directory: URL(fileURLWithPath: $0), onError: onError) }
+            ?? FileStorage.applicationSupport(named: "repository-search", onError: onError)
+        if options.resetFavorites {
+            do {
+                try storage.remove("favorites")
+                console.write("Forgot the favorites kept in \(storage.directory.path).")
+            } catch {
+                console.write("warning: could not forget the favorites: \(error)")
+            }
         }
-        return await Interactive(session: session, console: console, log: options.log).run(input: input)
+        defer { storage.flush() }
+
+        return await RepositoryStore.$favoritesStorage.withValue(storage) {
+            let kept = RepositoryStore.instantiate().favorites.value.count
+            if kept > 0 {
+                console.write(
+                    "\(kept) favorite\(kept == 1 ? "" : "s") kept from earlier runs in \(storage.directory.path) "
+                        + "(--reset-favorites forgets them).")
+            }
+            if !options.interactive {
+                let failing = StubSession(latency: options.latency ?? .milliseconds(50), failure: .rateLimited)
+                return await Walkthrough(session: session, failingSession: failing, console: console).run()
+            }
+            return await Interactive(session: session, console: console, log: options.log).run(input: input)
+        }
     }
 }
 

@@ -13,6 +13,9 @@ struct Walkthrough {
         let title: String
         let action: String
         let command: Command
+        /// Skip the command if the open repository is a favorite already (kept from an
+        /// earlier run): starring must not turn into unstarring.
+        var onlyIfNotFavorite = false
     }
 
     private static let steps: [Step] = [
@@ -42,9 +45,10 @@ struct Walkthrough {
             action: "RepositoryAction.selectRepository(_:)",
             command: .open(0)),
         Step(
-            title: "Star it",
+            title: "Star it (favorites are saved, and come back on the next run)",
             action: "RepositoryAction.addFavorite(_:)",
-            command: .favorite(nil)),
+            command: .favorite(nil),
+            onlyIfNotFavorite: true),
         Step(
             title: "Show the favorites",
             action: "(no action: FavoriteViewModel reads RepositoryStore.favorites)",
@@ -79,6 +83,11 @@ struct Walkthrough {
                 number += 1
                 console.write("")
                 console.write("\(number). \(step.title)")
+            }
+            if step.onlyIfNotFavorite, navigator.repository.isFavorite {
+                console.write("  (already a favorite, kept from an earlier run)")
+                navigator.show()
+                continue
             }
             console.write("  ▶ \(step.action)")
             do {

@@ -1,8 +1,13 @@
 import FluxCapacitor
 
-/// A user's repositories, the one opened, and the favorites.
+/// A user's repositories, the one opened, and the favorites, which are persisted.
 final class RepositoryStore: Storable {
     typealias DispatchStateType = Dispatcher.Repository
+
+    /// Where the favorites are saved, for the stores made in this scope: the program binds
+    /// a file storage; by default (tests) they are not saved. A task-local, because a
+    /// store's `init()` takes no arguments.
+    @TaskLocal static var favoritesStorage: (any PersistentStorage)?
 
     let isRepositoryFetching: Constant<Bool>
     private let _isRepositoryFetching = Variable(false)
@@ -23,7 +28,8 @@ final class RepositoryStore: Storable {
     private let _totalCount = Variable(0)
 
     let favorites: Constant<[GitHub.Repository]>
-    private let _favorites = Variable<[GitHub.Repository]>([])
+    private let _favorites = Variable<[GitHub.Repository]>(
+        [], persistedAs: "favorites", in: RepositoryStore.favoritesStorage)
 
     let lastError: Constant<GitHubError?>
     private let _lastError = Variable<GitHubError?>(nil)

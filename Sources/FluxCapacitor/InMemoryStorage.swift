@@ -1,0 +1,118 @@
+public import Foundation
+
+/// A ``PersistentStorage`` in memory, for tests: it keeps slots for as long as it lives,
+/// counts writes, and can be made to fail.
+///
+/// ```swift
+/// let storage = InMemoryStorage()
+/// let first = Variable(0, persistedAs: "count", in: storage)
+/// first.value = 3
+/// storage.flush()
+/// let second = Variable(0, persistedAs: "count", in: storage) // 3
+/// ```
+public final class InMemoryStorage: PersistentStorage, @unchecked Sendable {
+    // Sendable: `lock` guards `slots`, `writes`, `failure` and `errors`.
+    private let lock = NSLock()
+    private var slots: [String: Data] = [:]
+    private var writes: [String: Int] = [:]
+    private var failure: (any Error & Sendable)?
+    private var errors: [PersistenceError] = []
+
+    /// How long a value waits after a change before it is written.
+    public let coalescingInterval: Duration
+
+    /// An empty storage.
+    ///
+    /// - Parameter coalescingInterval: 100 ms by default.
+    public init(coalescingInterval: Duration = .milliseconds(100)) {
+        self.coalescingInterval = coalescingInterval
+    }
+
+    /// The bytes in `slot`, if any.
+    public func read(_ slot: String) throws -> Data? {
+        try lock.withLock {
+            if let failure { throw failure }
+            return slots[slot]
+        }
+    }
+
+    /// Replaces the bytes in `slot`; throws the failure set with ``failWrites(with:)``.
+    public func write(_ data: Data, to slot: String) throws {
+        try lock.withLock {
+            if let failure { throw failure }
+            slots[slot] = data
+            writes[slot, default: 0] += 1
+        }
+    }
+
+    /// Moves the slot to `slot.corrupt` (or `slot.corrupt-2`, …) and returns that name.
+    public func setAside(_ slot: String) throws -> String {
+        lock.withLock {
+            var name = "\(slot).corrupt"
+            var counter = 1
+            while slots[name] != nil {
+                counter += 1
+                name = "\(slot).corrupt-\(counter)"
+            }
+            slots[name] = slots.removeValue(forKey: slot)
+            return name
+        }
+    }
+
+    /// Empties `slot`.
+    public func remove(_ slot: String) throws {
+        _ = lock.withLock { slots.removeValue(forKey: slot) }
+    }
+
+    /// Keeps `error`; read them back with ``reportedErrors``.
+    public func report(_ error: PersistenceError) {
+        lock.withLock { errors.append(error) }
+    }
+
+    // MARK: For tests
+
+    /// Puts `data` in `slot` directly (to seed it with bad data, say).
+    ///
+    /// ```swift
+    /// storage.seed(Data("not json".utf8), in: "favorites")
+    /// ```
+    public func seed(_ data: Data?, in slot: String) {
+        lock.withLock { slots[slot] = data }
+    }
+
+    /// The bytes in `slot`, without failing.
+    ///
+    /// ```swift
+    /// let stored = storage.contents(of: "favorites")
+    /// ```
+    public func contents(of slot: String) -> Data? {
+        lock.withLock { slots[slot] }
+    }
+
+    /// How many times `slot` was written.
+    ///
+    /// ```swift
+    /// #expect(storage.writeCount(of: "count") == 1)
+    /// ```
+    public func writeCount(of slot: String) -> Int {
+        lock.withLock { writes[slot, default: 0] }
+    }
+
+    /// Makes reads and writes throw `error` (a full disk, say), or work again with `nil`.
+    ///
+    /// ```swift
+    /// storage.failWrites(with: POSIXError(.ENOSPC))
+    /// ```
+    public func failWrites(with error: (any Error & Sendable)?) {
+        lock.withLock { failure = error }
+    }
+
+    /// Every error reported so far.
+    ///
+    /// ```swift
+    /// #expect(storage.reportedErrors.isEmpty)
+    /// ```
+    public var reportedErrors: [PersistenceError] {
+        lock.withLock { errors }
+    }
+}

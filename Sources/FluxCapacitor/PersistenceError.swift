@@ -1,0 +1,50 @@
+/// What went wrong reading or writing a persisted value. A ``PersistentStorage`` hears it
+/// through ``PersistentStorage/report(_:)``.
+///
+/// ```swift
+/// let storage = FileStorage(directory: url) { error in logger.error("\(error)") }
+/// ```
+public struct PersistenceError: Error, Sendable, CustomStringConvertible {
+    /// What happened.
+    public enum Kind: Sendable, Equatable {
+        /// The slot could not be read: the value started from its default.
+        case unreadable
+        /// The slot held data the value's type rejects (not JSON, or another schema). It
+        /// was kept under `setAsideAs` (or could not be moved, if `nil`), and the value
+        /// started from its default.
+        case incompatible(setAsideAs: String?)
+        /// A change could not be written (a full disk, a directory that cannot be written).
+        /// The value in memory keeps working; the next change tries again.
+        case writeFailed
+    }
+
+    /// The slot.
+    public let slot: String
+    /// What happened.
+    public let kind: Kind
+    /// Why, as the underlying error said it.
+    public let reason: String
+
+    /// A sentence saying what happened to which slot, and what was done about it.
+    public var description: String {
+        switch kind {
+        case .unreadable:
+            "FluxCapacitor: could not read persisted '\(slot)' (\(reason)); started from the default."
+        case .incompatible(let setAsideAs?):
+            "FluxCapacitor: persisted '\(slot)' could not be decoded (\(reason)); kept it as \(setAsideAs) "
+                + "and started from the default."
+        case .incompatible(nil):
+            "FluxCapacitor: persisted '\(slot)' could not be decoded (\(reason)) nor moved aside; "
+                + "started from the default."
+        case .writeFailed:
+            "FluxCapacitor: could not write persisted '\(slot)' (\(reason)); the value in memory is unaffected."
+        }
+    }
+
+    /// Makes an error; storages of your own may report one.
+    public init(slot: String, kind: Kind, reason: String) {
+        self.slot = slot
+        self.kind = kind
+        self.reason = reason
+    }
+}

@@ -1,0 +1,55 @@
+public import Foundation
+
+/// Where persisted values are kept: named slots of bytes. See
+/// ``PrimitiveValue/init(_:persistedAs:in:)`` for how a ``Variable`` uses one.
+///
+/// ```swift
+/// let storage = FileStorage.applicationSupport(named: "repository-search")
+/// private let _favorites = Variable<[Repository]>([], persistedAs: "favorites", in: storage)
+/// ```
+///
+/// FluxCapacitor ships ``FileStorage`` and ``InMemoryStorage``. A storage of your own must
+/// make ``write(_:to:)`` atomic (a reader sees the old bytes or the new ones, never a
+/// mix), and be safe to call from any thread.
+public protocol PersistentStorage: AnyObject, Sendable {
+    /// The bytes in `slot`, or `nil` if there are none.
+    func read(_ slot: String) throws -> Data?
+
+    /// Replaces the bytes in `slot`, atomically.
+    func write(_ data: Data, to slot: String) throws
+
+    /// Moves what `slot` holds aside (it could not be read) and returns where it went, so
+    /// that it is kept, not lost, while the slot starts afresh.
+    func setAside(_ slot: String) throws -> String
+
+    /// Empties `slot`.
+    func remove(_ slot: String) throws
+
+    /// How long a value waits after a change before it is written, so that quick changes
+    /// are written once. 100 ms by default.
+    var coalescingInterval: Duration { get }
+
+    /// Hears what went wrong reading or writing a slot. By default, prints a line to
+    /// standard error.
+    func report(_ error: PersistenceError)
+}
+
+extension PersistentStorage {
+    /// 100 ms.
+    public var coalescingInterval: Duration { .milliseconds(100) }
+
+    /// Prints `error` to standard error.
+    public func report(_ error: PersistenceError) {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+    }
+
+    /// Writes, now, every change of a value persisted here that is still waiting to be
+    /// written. Values are also written when they go away (with their store).
+    ///
+    /// ```swift
+    /// storage.flush() // before the program exits
+    /// ```
+    public func flush() {
+        PersisterRegistry.flush(self)
+    }
+}

@@ -1,0 +1,39 @@
+extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
+    /// Makes a variable that starts from what `storage` holds in `slot` (or from
+    /// `defaultValue` if it holds nothing usable), and saves every change there.
+    ///
+    /// ```swift
+    /// final class FavoriteStore: Storable {
+    ///     let favorites: Constant<[Repository]>
+    ///     private let _favorites = Variable<[Repository]>([], persistedAs: "favorites", in: storage)
+    ///     …
+    /// }
+    /// ```
+    ///
+    /// The value is encoded as JSON. A change is written after the storage's
+    /// `coalescingInterval`, on a background queue, so quick changes are written once and
+    /// the last one wins; ``PersistentStorage/flush()`` writes at once, and the variable
+    /// writes what is pending when it goes away (with its store). Writes are atomic: a
+    /// crash loses at most the changes since the last write, never the file.
+    ///
+    /// What goes wrong is reported to the storage (``PersistentStorage/report(_:)``): a slot
+    /// that the type cannot decode is set aside (kept, renamed) and the variable starts
+    /// from `defaultValue`; a write that fails (a full disk) leaves the value in memory
+    /// working, and the next change tries again.
+    ///
+    /// - Parameters:
+    ///   - defaultValue: The value when the slot is empty or unusable.
+    ///   - slot: The name of the value in the storage (`favorites` → `favorites.json`).
+    ///   - storage: Where it is kept; `nil` makes an ordinary, unsaved variable.
+    public convenience init(_ defaultValue: Element, persistedAs slot: String, in storage: (any PersistentStorage)?) {
+        guard let storage else {
+            self.init(defaultValue)
+            return
+        }
+        let persister = Persister<Element>(slot: slot, storage: storage)
+        self.init(persister.restore() ?? defaultValue)
+        // The observation holds the persister, so the persister lives, and flushes when it
+        // goes, with the variable.
+        _ = core.observe(on: .current, ignoreFirst: true) { persister.changed($0) }
+    }
+}

@@ -1,0 +1,269 @@
+import FluxCapacitor
+import FluxCapacitorTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Dispatcher {
+    enum Settings: DispatchState {
+        typealias RelatedStoreType = SettingsStore
+        typealias RelatedActionType = SettingsAction
+        case setTheme(String)
+        case addRecent(String)
+    }
+}
+
+/// A store with persisted values; the storage comes from the test, through a task-local
+/// (a store's `init()` takes no arguments).
+final class SettingsStore: Storable {
+    typealias DispatchStateType = Dispatcher.Settings
+
+    @TaskLocal static var storage: (any PersistentStorage)?
+
+    let theme: Constant<String>
+    private let _theme: Variable<String>
+    let recents: Constant<[String]>
+    private let _recents: Variable<[String]>
+
+    required init() {
+        _theme = Variable("light", persistedAs: "theme", in: SettingsStore.storage)
+        _recents = Variable([], persistedAs: "recents", in: SettingsStore.storage)
+        theme = Constant(_theme)
+        recents = Constant(_recents)
+    }
+
+    func reduce(with state: Dispatcher.Settings) {
+        switch state {
+        case .setTheme(let theme): _theme.value = theme
+        case .addRecent(let recent): _recents.value.append(recent)
+        }
+    }
+}
+
+struct SettingsAction: Actionable {
+    typealias DispatchStateType = Dispatcher.Settings
+}
+
+/// A storage that records which threads write to it.
+final class ThreadRecordingStorage: PersistentStorage, @unchecked Sendable {
+    // Sendable: `writers` is a `Locked`; `base` is Sendable.
+    let base = InMemoryStorage(coalescingInterval: .zero)
+    let writers = Locked<[pthread_t]>([])
+
+    var coalescingInterval: Duration { .zero }
+    func read(_ slot: String) throws -> Data? { try base.read(slot) }
+    func setAside(_ slot: String) throws -> String { try base.setAside(slot) }
+    func remove(_ slot: String) throws { try base.remove(slot) }
+    func write(_ data: Data, to slot: String) throws {
+        writers.withLock { $0.append(pthread_self()) }
+        try base.write(data, to: slot)
+    }
+}
+
+@Suite("Persisted values", .isolatedDispatcher)
+struct PersistenceTests {
+    private func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("FluxCapacitorTests-\(UUID().uuidString)")
+    }
+
+    @Test func aStoreMadeAfterAnotherRestoresWhatTheFirstSaved() throws {
+        let storage = InMemoryStorage()
+        SettingsStore.$storage.withValue(storage) {
+            do {
+                let first = SettingsStore.instantiate()
+                SettingsAction().invoke(.setTheme("dark"))
+                SettingsAction().invoke(.addRecent("FluxCapacitor"))
+                #expect(first.theme.value == "dark")
+            }
+            // The first store went away, and wrote what was pending.
+            let second = SettingsStore.instantiate()
+            #expect(second.theme.value == "dark")
+            #expect(second.recents.value == ["FluxCapacitor"])
+        }
+        #expect(storage.reportedErrors.isEmpty)
+    }
+
+    @Test func aRestartWithFilesRestoresTheValues() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let variable = Variable(0, persistedAs: "count", in: FileStorage(directory: directory))
+            variable.value = 41
+            variable.value += 1
+        }
+        let restored = Variable(0, persistedAs: "count", in: FileStorage(directory: directory))
+        #expect(restored.value == 42)
+        let file = try String(contentsOf: directory.appendingPathComponent("count.json"), encoding: .utf8)
+        #expect(file == "42")
+    }
+
+    @Test func aMissingSlotStartsFromTheDefaultWithoutAnError() {
+        let storage = InMemoryStorage()
+        let variable = Variable(["a"], persistedAs: "nothing-yet", in: storage)
+        #expect(variable.value == ["a"])
+        #expect(storage.reportedErrors.isEmpty)
+        #expect(storage.writeCount(of: "nothing-yet") == 0, "restoring writes nothing")
+    }
+
+    @Test func quickChangesAreWrittenFarFewerTimesAndTheLastOneWins() throws {
+        let storage = InMemoryStorage(coalescingInterval: .milliseconds(50))
+        let variable = Variable(0, persistedAs: "count", in: storage)
+        for value in 1...1_000 {
+            variable.value = value
+        }
+        storage.flush()
+        #expect(storage.writeCount(of: "count") < 10)
+        #expect(storage.contents(of: "count").map { String(decoding: $0, as: UTF8.self) } == "1000")
+    }
+
+    @Test func flushWritesAtOnceAndTheCoalescedWriteFollowsLater() async throws {
+        let storage = InMemoryStorage(coalescingInterval: .milliseconds(30))
+        let variable = Variable("a", persistedAs: "letter", in: storage)
+        variable.value = "b"
+        #expect(storage.writeCount(of: "letter") == 0, "nothing written before the interval")
+        storage.flush()
+        #expect(storage.writeCount(of: "letter") == 1)
+        variable.value = "c"
+        for _ in 0..<1_000 where storage.writeCount(of: "letter") < 2 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(storage.writeCount(of: "letter") == 2)
+        #expect(storage.contents(of: "letter") == Data(#""c""#.utf8))
+    }
+
+    @Test func writesHappenOffTheChangingThread() async throws {
+        let storage = ThreadRecordingStorage()
+        let variable = Variable(0, persistedAs: "count", in: storage)
+        let changer = pthread_self()
+        variable.value = 1
+        for _ in 0..<1_000 where storage.writers.value.isEmpty {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let writers = storage.writers.value
+        #expect(writers.count == 1)
+        #expect(writers.allSatisfy { pthread_equal($0, changer) == 0 })
+        #expect(storage.base.contents(of: "count") == Data("1".utf8))
+    }
+
+    @Test func aCorruptFileIsReportedKeptAsideAndTheValueStartsFromTheDefault() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("{ this is not JSON".utf8).write(to: directory.appendingPathComponent("recents.json"))
+        let errors = Locked<[PersistenceError]>([])
+        let storage = FileStorage(directory: directory, coalescingInterval: .zero) { error in
+            errors.withLock { $0.append(error) }
+        }
+
+        let variable = Variable(["default"], persistedAs: "recents", in: storage)
+        #expect(variable.value == ["default"])
+        let error = try #require(errors.value.first)
+        guard case .incompatible(let setAsideAs?) = error.kind else {
+            Issue.record("expected the bad file to be set aside, got \(error)")
+            return
+        }
+        #expect(setAsideAs.hasPrefix("recents.corrupt-"))
+        #expect(error.description.contains("kept it as \(setAsideAs)"))
+        let keptAside = try String(contentsOf: directory.appendingPathComponent(setAsideAs), encoding: .utf8)
+        #expect(keptAside == "{ this is not JSON")
+
+        variable.value = ["new"]
+        storage.flush()
+        let written = try Data(contentsOf: directory.appendingPathComponent("recents.json"))
+        #expect(try JSONDecoder().decode([String].self, from: written) == ["new"])
+    }
+
+    @Test func aFileOfAnotherSchemaIsSetAsideToo() {
+        let storage = InMemoryStorage()
+        storage.seed(Data(#"{"theme": "dark"}"#.utf8), in: "theme")
+        let variable = Variable("light", persistedAs: "theme", in: storage)
+        #expect(variable.value == "light")
+        #expect(storage.reportedErrors.map(\.kind) == [.incompatible(setAsideAs: "theme.corrupt")])
+        #expect(storage.contents(of: "theme.corrupt") == Data(#"{"theme": "dark"}"#.utf8))
+        #expect(storage.contents(of: "theme") == nil)
+    }
+
+    @Test func anUnwritableDirectoryIsReportedAndTheValueKeepsWorking() throws {
+        // A file where the directory should be: no write can succeed, even as root.
+        let blocker = temporaryDirectory()
+        try Data("not a directory".utf8).write(to: blocker)
+        defer { try? FileManager.default.removeItem(at: blocker) }
+        let errors = Locked<[PersistenceError]>([])
+        let storage = FileStorage(directory: blocker.appendingPathComponent("inside"), coalescingInterval: .zero) {
+            error in errors.withLock { $0.append(error) }
+        }
+        let observed = Locked<[Int]>([])
+        let variable = Variable(0, persistedAs: "count", in: storage)
+        let dust = variable.observe { value in observed.withLock { $0.append(value) } }
+        defer { dust.clean() }
+
+        variable.value = 1
+        storage.flush()
+        variable.value = 2
+        #expect(variable.value == 2)
+        #expect(observed.value == [1, 2])
+        #expect(errors.value.first?.kind == .writeFailed)
+        #expect(errors.value.first?.slot == "count")
+    }
+
+    @Test func aFullDiskIsReportedAndTheNextChangeTriesAgain() {
+        let storage = InMemoryStorage(coalescingInterval: .zero)
+        let variable = Variable(0, persistedAs: "count", in: storage)
+        storage.failWrites(with: POSIXError(.ENOSPC))
+        variable.value = 1
+        storage.flush()
+        #expect(storage.reportedErrors.map(\.kind) == [.writeFailed])
+        #expect(variable.value == 1)
+
+        storage.failWrites(with: nil)
+        variable.value = 2
+        storage.flush()
+        #expect(storage.contents(of: "count") == Data("2".utf8))
+    }
+
+    @Test func aStaleTemporaryFileOfACrashedWriteDoesNotMatter() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = FileStorage(directory: directory)
+        try storage.write(Data("[1,2,3]".utf8), to: "numbers")
+        // What a writer killed between its write and its rename leaves behind.
+        try Data("[4,5".utf8).write(to: directory.appendingPathComponent(".numbers.json.dead.tmp"))
+        #expect(Variable([Int](), persistedAs: "numbers", in: storage).value == [1, 2, 3])
+    }
+
+    @Test func aWriterKilledMidWriteLeavesTheOldFileOrTheNewOneNeverAMix() async throws {
+        let directory = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("fluxcapacitor-atomicity-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let old = [1, 2, 3]
+        for _ in 0..<3 {
+            try? FileManager.default.removeItem(at: directory)
+            try FileStorage(directory: directory).write(JSONEncoder().encode(old), to: "numbers")
+
+            await #expect(processExitsWith: .failure) {
+                // The child writes a large value over and over, and dies at a random moment.
+                let directory = URL(fileURLWithPath: NSTemporaryDirectory())
+                    .appendingPathComponent("fluxcapacitor-atomicity-\(getppid())")
+                let storage = FileStorage(directory: directory)
+                let large = try! JSONEncoder().encode([Int](repeating: 7, count: 1_000_000))
+                let writer = Thread {
+                    while true {
+                        try? storage.write(large, to: "numbers")
+                    }
+                }
+                writer.start()
+                usleep(useconds_t.random(in: 5_000...60_000))
+                abort()
+            }
+
+            let data = try Data(contentsOf: directory.appendingPathComponent("numbers.json"))
+            let numbers = try JSONDecoder().decode([Int].self, from: data)
+            #expect(numbers == old || numbers.count == 1_000_000)
+        }
+    }
+}
