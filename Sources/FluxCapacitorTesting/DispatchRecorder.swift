@@ -1,5 +1,4 @@
 public import FluxCapacitor
-import Foundation
 
 /// Records what is dispatched through a dispatcher, to assert which states an action
 /// invoked, in order ("create actions testing").
@@ -30,7 +29,7 @@ public final class DispatchRecorder {
         public let wasReceived: Bool
     }
 
-    private let storage = Storage()
+    private let storage = RecordingBuffer<Entry>()
     private let subscription: Dust
 
     /// Starts recording the dispatches of `dispatcher` (by default the current one).
@@ -84,27 +83,6 @@ public final class DispatchRecorder {
     /// ```
     public func stop() {
         subscription.clean()
-    }
-
-    /// Where the dispatching threads put entries.
-    private final class Storage: @unchecked Sendable {
-        // Sendable: `lock` guards `stored`. Entries hold states that need not be
-        // Sendable: they are handed to the recorder's reader, which is documented to be
-        // the task that made the recorder.
-        private let lock = NSLock()
-        private var stored: [Entry] = []
-
-        var entries: [Entry] {
-            lock.withLock { stored }
-        }
-
-        func append(_ entry: Entry) {
-            lock.withLock { stored.append(entry) }
-        }
-
-        func removeAll() {
-            lock.withLock { stored.removeAll() }
-        }
     }
 }
 

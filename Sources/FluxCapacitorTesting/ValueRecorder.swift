@@ -17,7 +17,7 @@ import Foundation
 /// It starts with the current value (unless `ignoreFirst` is `true`) and records every
 /// change until ``stop()`` or until it goes away.
 public final class ValueRecorder<Element: Sendable>: Sendable {
-    private let storage = Storage()
+    private let storage = RecordingBuffer<Element>()
     private let subscription: Dust
 
     /// Starts recording `value` on `queue`.
@@ -44,7 +44,7 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     /// #expect(counts.values == [0, 1, 2])
     /// ```
     public var values: [Element] {
-        storage.values
+        storage.entries
     }
 
     /// The latest value recorded, if any.
@@ -96,20 +96,6 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
         /// A sentence saying what was awaited and what came.
         public var description: String {
             "waited for \(expected) values, got \(recorded.count): \(recorded)"
-        }
-    }
-
-    private final class Storage: @unchecked Sendable {
-        // Sendable: `lock` guards `stored`; elements are Sendable.
-        private let lock = NSLock()
-        private var stored: [Element] = []
-
-        var values: [Element] {
-            lock.withLock { stored }
-        }
-
-        func append(_ value: Element) {
-            lock.withLock { stored.append(value) }
         }
     }
 }

@@ -1,0 +1,23 @@
+import Foundation
+
+/// What the recorders append to from the threads that dispatch or deliver, and read from
+/// the test's task.
+final class RecordingBuffer<Entry>: @unchecked Sendable {
+    // Sendable: `lock` guards `stored`. Entries may not be Sendable (dispatched states
+    // need not be): they are handed to the recorder's reader, which the recorders document
+    // to be the task that made them.
+    private let lock = NSLock()
+    private var stored: [Entry] = []
+
+    var entries: [Entry] {
+        lock.withLock { stored }
+    }
+
+    func append(_ entry: Entry) {
+        lock.withLock { stored.append(entry) }
+    }
+
+    func removeAll() {
+        lock.withLock { stored.removeAll() }
+    }
+}
