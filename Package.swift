@@ -4,6 +4,8 @@ import PackageDescription
 
 let package = Package(
     name: "FluxCapacitor",
+    // Duration, Task.sleep(for:) and os_unfair_lock.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "FluxCapacitor", targets: ["FluxCapacitor"]),
         // Helpers for testing stores and actions: an isolated-dispatcher trait for Swift
@@ -44,6 +46,10 @@ let package = Package(
             name: "MigrationGuideTests",
             dependencies: ["FluxCapacitor"]
         ),
+        .testTarget(
+            name: "ReadmeTests",
+            dependencies: ["FluxCapacitor", "FluxCapacitorTesting"]
+        ),
     ]
 )
 
@@ -61,8 +67,11 @@ where [.executable, .test, .regular].contains(target.type) && !target.name.hasPr
     // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0461-async-function-isolation.md
     settings.append(.enableUpcomingFeature("NonisolatedNonsendingByDefault"))
     #endif
-    // Every public type says whether it is Sendable.
+    #if compiler(>=6.2)
+    // Every public type says whether it is Sendable. (SwiftPM before 6.2 refuses packages
+    // with unsafe flags as dependencies, so older toolchains build without the check.)
     settings.append(.unsafeFlags(["-Xfrontend", "-require-explicit-sendable"]))
+    #endif
 
     target.swiftSettings = settings
 }

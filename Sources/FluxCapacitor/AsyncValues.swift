@@ -22,10 +22,18 @@
 /// taken and misses the later ones.
 public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
     /// The sequence never fails.
+    ///
+    /// ```swift
+    /// for await count in store.count.values { print(count) } // no `try`
+    /// ```
     public typealias Failure = Never
 
     /// What a consumer that falls behind sees: `.unbounded`, `.bufferingNewest(n)` or
     /// `.bufferingOldest(n)`, as for `AsyncStream`.
+    ///
+    /// ```swift
+    /// for await screen in store.screen.values(bufferingPolicy: .bufferingNewest(1)) { render(screen) }
+    /// ```
     public typealias BufferingPolicy = AsyncStream<Element>.Continuation.BufferingPolicy
 
     let core: ValueCore<Element>
@@ -50,6 +58,11 @@ public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Yields the values of an ``AsyncValues`` sequence.
+    ///
+    /// ```swift
+    /// var iterator = store.count.values.makeAsyncIterator()
+    /// while let count = await iterator.next() { print(count) }
+    /// ```
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<Element>.Iterator
         let subscription: Subscription

@@ -1,4 +1,8 @@
 /// The trait of a ``Constant``: its value can be read, not set.
+///
+/// ```swift
+/// let count: PrimitiveValue<ImmutableTrait, Int> = Constant(_count) // what `Constant<Int>` spells
+/// ```
 public enum ImmutableTrait: ValueTrait, Sendable {}
 
 /// An observable value that can be read but not set: the face a store shows of its

@@ -1,6 +1,8 @@
 extension Dispatcher {
     /// Prints one line per dispatch of this dispatcher, until the returned ``Dust`` is
-    /// cleaned: the state, and the store that reduced it or the fact that none was alive.
+    /// cleaned: the state, and the store that reduces it or the fact that none was alive.
+    /// A line is printed just before the store reduces the state, so it comes before what
+    /// the store's observers print.
     ///
     /// ```swift
     /// let logging = Dispatcher.shared.printDispatches()
@@ -18,9 +20,9 @@ extension Dispatcher {
     ) -> Dust {
         observeDispatches { event in
             switch event.phase {
-            case .willReduce:
-                return
             case .didReduce:
+                return
+            case .willReduce:
                 output("FluxCapacitor: \(event.stateDescription(limit: limit)) → \(event.storeType)")
             case .droppedWithoutStore:
                 output("FluxCapacitor: \(event.stateDescription(limit: limit)) dropped: no live \(event.storeType)")

@@ -37,6 +37,10 @@ public final class Dispatcher: @unchecked Sendable {
     // which would cost more than the rest of a dispatch.
 
     /// The dispatcher that ``Storable/instantiate()`` and ``Actionable/invoke(_:)`` use.
+    ///
+    /// ```swift
+    /// let dust = Dispatcher.shared.printDispatches()
+    /// ```
     public static let shared = Dispatcher()
 
     @usableFromInline

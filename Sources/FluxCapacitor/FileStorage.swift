@@ -22,12 +22,25 @@ import Darwin
 /// `favorites.corrupt-<date>.json` and kept. The directory is made when first written to.
 public final class FileStorage: PersistentStorage {
     /// Where the files are.
+    ///
+    /// ```swift
+    /// print(storage.directory.path)
+    /// ```
     public let directory: URL
+
     /// How long a value waits after a change before it is written.
+    ///
+    /// ```swift
+    /// let forTests = FileStorage(directory: temporaryDirectory, coalescingInterval: .zero)
+    /// ```
     public let coalescingInterval: Duration
     private let onError: @Sendable (PersistenceError) -> Void
 
     /// A storage in `directory`.
+    ///
+    /// ```swift
+    /// let storage = FileStorage(directory: URL(fileURLWithPath: "/var/lib/my-service"))
+    /// ```
     ///
     /// - Parameters:
     ///   - directory: Where the files go; made when first written to.
@@ -55,14 +68,19 @@ public final class FileStorage: PersistentStorage {
     /// ```
     public static func applicationSupport(
         named name: String,
+        coalescingInterval: Duration = .milliseconds(100),
         onError: @escaping @Sendable (PersistenceError) -> Void = { error in
             FileHandle.standardError.write(Data("\(error)\n".utf8))
         }
     ) -> FileStorage {
+        // Foundation always has an answer for the user domain; the home folder is a
+        // last resort that survives reboots, unlike a temporary directory.
         let base =
             FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? FileManager.default.temporaryDirectory
-        return FileStorage(directory: base.appendingPathComponent(name, isDirectory: true), onError: onError)
+            ?? FileManager.default.homeDirectoryForCurrentUser
+        return FileStorage(
+            directory: base.appendingPathComponent(name, isDirectory: true), coalescingInterval: coalescingInterval,
+            onError: onError)
     }
 
     /// The file of `slot`.
@@ -75,6 +93,10 @@ public final class FileStorage: PersistentStorage {
     }
 
     /// The contents of the slot's file, or `nil` if there is none.
+    ///
+    /// ```swift
+    /// let data = try storage.read("favorites") // nil before the first write
+    /// ```
     public func read(_ slot: String) throws -> Data? {
         let url = url(of: slot)
         guard FileManager.default.fileExists(atPath: url.path) else {
@@ -84,6 +106,10 @@ public final class FileStorage: PersistentStorage {
     }
 
     /// Writes a temporary file, flushes it to disk, and renames it over the slot's file.
+    ///
+    /// ```swift
+    /// try storage.write(Data("[]".utf8), to: "favorites")
+    /// ```
     public func write(_ data: Data, to slot: String) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let target = url(of: slot)
@@ -108,6 +134,10 @@ public final class FileStorage: PersistentStorage {
     }
 
     /// Renames the slot's file `slot.corrupt-<date>.json` and returns that name.
+    ///
+    /// ```swift
+    /// let keptAs = try storage.setAside("favorites") // "favorites.corrupt-20261122T101500Z.json"
+    /// ```
     public func setAside(_ slot: String) throws -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withYear, .withMonth, .withDay, .withTime, .withTimeZone]
@@ -123,6 +153,10 @@ public final class FileStorage: PersistentStorage {
     }
 
     /// Deletes the slot's file, if any.
+    ///
+    /// ```swift
+    /// try storage.remove("favorites")
+    /// ```
     public func remove(_ slot: String) throws {
         let url = url(of: slot)
         if FileManager.default.fileExists(atPath: url.path) {
@@ -131,6 +165,10 @@ public final class FileStorage: PersistentStorage {
     }
 
     /// Hands `error` to the storage's error handler.
+    ///
+    /// ```swift
+    /// storage.report(error) // calls `onError`
+    /// ```
     public func report(_ error: PersistenceError) {
         onError(error)
     }

@@ -6,6 +6,13 @@
 /// ```
 public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     /// What happened.
+    ///
+    /// ```swift
+    /// switch error.kind {
+    /// case .incompatible(let keptAs): print("kept the old data as \(keptAs ?? "nothing")")
+    /// case .unreadable, .writeFailed: print(error)
+    /// }
+    /// ```
     public enum Kind: Sendable, Equatable {
         /// The slot could not be read: the value started from its default.
         case unreadable
@@ -19,13 +26,38 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The slot.
+    ///
+    /// ```swift
+    /// print(error.slot) // "favorites"
+    /// ```
     public let slot: String
+
     /// What happened.
+    ///
+    /// ```swift
+    /// #expect(storage.reportedErrors.map(\.kind) == [.writeFailed])
+    /// ```
     public let kind: Kind
+
     /// Why, as the underlying error said it.
+    ///
+    /// ```swift
+    /// print(error.reason) // "No space left on device"
+    /// ```
     public let reason: String
 
+    /// The underlying error, to tell a full disk from a permission problem, say.
+    ///
+    /// ```swift
+    /// if case POSIXError.ENOSPC? = error.underlyingError { showDiskFullAlert() }
+    /// ```
+    public let underlyingError: (any Error)?
+
     /// A sentence saying what happened to which slot, and what was done about it.
+    ///
+    /// ```swift
+    /// print(error) // FluxCapacitor: could not write persisted 'favorites' (…)
+    /// ```
     public var description: String {
         switch kind {
         case .unreadable:
@@ -42,9 +74,14 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Makes an error; storages of your own may report one.
-    public init(slot: String, kind: Kind, reason: String) {
+    ///
+    /// ```swift
+    /// report(PersistenceError(slot: slot, kind: .writeFailed, reason: "\(error)", underlyingError: error))
+    /// ```
+    public init(slot: String, kind: Kind, reason: String, underlyingError: (any Error)? = nil) {
         self.slot = slot
         self.kind = kind
         self.reason = reason
+        self.underlyingError = underlyingError
     }
 }

@@ -36,9 +36,17 @@ public protocol PersistentStorage: AnyObject, Sendable {
 
 extension PersistentStorage {
     /// 100 ms.
+    ///
+    /// ```swift
+    /// let interval = storage.coalescingInterval // .milliseconds(100) unless the storage says otherwise
+    /// ```
     public var coalescingInterval: Duration { .milliseconds(100) }
 
     /// Prints `error` to standard error.
+    ///
+    /// ```swift
+    /// storage.report(error) // FluxCapacitor: could not read persisted 'favorites' (…)
+    /// ```
     public func report(_ error: PersistenceError) {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
     }

@@ -3,10 +3,19 @@ extension PrimitiveValue {
     /// `queue`, for as long as `object` lives.
     ///
     /// ```swift
-    /// final class CounterLabel: @unchecked Sendable { var text = "" }
+    /// final class Gauge: @unchecked Sendable {  // `lock` guards `stored`
+    ///     private let lock = NSLock()
+    ///     private var stored = 0
+    ///     var value: Int {
+    ///         get { lock.withLock { stored } }
+    ///         set { lock.withLock { stored = newValue } }
+    ///     }
+    /// }
     ///
-    /// store.repositories.map { "\($0.count) repositories" }.bind(to: label, \.text, on: .main)
+    /// store.repositories.map(\.count).bind(to: gauge, \.value, on: .current)
     /// ```
+    ///
+    /// For a `@MainActor` object, use ``bind(to:_:)``, which sets it on the main actor.
     ///
     /// The object is held weakly; the binding ends as
     /// ``observe(on:ignoreFirst:duringScopeOf:changes:)`` does. The returned ``Dust``
@@ -15,9 +24,35 @@ extension PrimitiveValue {
     public func bind<Object: AnyObject & Sendable>(
         to object: Object,
         _ keyPath: any ReferenceWritableKeyPath<Object, Element> & Sendable,
-        on queue: ExecuteQueue = .current
+        on queue: ExecuteQueue
     ) -> Dust {
         observe(on: queue, ignoreFirst: false, duringScopeOf: object) { object, value in
+            object[keyPath: keyPath] = value
+        }
+    }
+
+    /// Sets `object[keyPath: keyPath]` to the current value and to every later value, on
+    /// the main actor, for as long as the `@MainActor` object `object` lives.
+    ///
+    /// ```swift
+    /// @MainActor
+    /// final class RepositoryListViewModel {
+    ///     var counter = ""
+    ///
+    ///     init(store: RepositoryStore = .instantiate()) {
+    ///         store.repositories.map { "\($0.count) repositories" }.bind(to: self, \.counter)
+    ///     }
+    /// }
+    /// ```
+    @MainActor
+    @discardableResult
+    public func bind<Object: AnyObject>(
+        to object: Object,
+        _ keyPath: ReferenceWritableKeyPath<Object, Element>
+    ) -> Dust {
+        // Used only on the main actor, where the key path was formed.
+        nonisolated(unsafe) let keyPath = keyPath
+        return observe(ignoreFirst: false, duringScopeOf: object) { object, value in
             object[keyPath: keyPath] = value
         }
     }

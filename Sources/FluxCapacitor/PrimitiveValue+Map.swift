@@ -14,6 +14,10 @@ extension PrimitiveValue {
     /// derived value and nothing observes it, it goes away and stops observing this one.
     /// An observation of it keeps it alive until the observation is cleaned, so
     /// `value.map(…).observe(…).cleaned(by: dustBuster)` works as it reads.
+    ///
+    /// Each call makes a new derived value that observes this one and runs `transform`
+    /// on every change: make it once and keep it (in a store's `let`, say) rather than
+    /// calling `map` in a computed property that runs on every read.
     public func map<Mapped: Sendable>(_ transform: @escaping @Sendable (Element) -> Mapped) -> Constant<Mapped> {
         let derived = core.derive(initial: transform) { derived, value in
             derived.set(transform(value))

@@ -11,9 +11,25 @@ extension PrimitiveValue where Element: Equatable {
     ///
     /// It holds this value (not the other way round) and lives as ``map(_:)``'s results do.
     public func removeDuplicates() -> Constant<Element> {
+        removeDuplicates(by: ==)
+    }
+}
+
+extension PrimitiveValue {
+    /// A read-only value that follows this one but changes only when `areEquivalent` says
+    /// the new value differs from the last one it took.
+    ///
+    /// ```swift
+    /// let visibleUsers = store.users.removeDuplicates { $0.map(\.id) == $1.map(\.id) }
+    /// ```
+    ///
+    /// `areEquivalent` runs on the thread that delivers the change, one call at a time.
+    public func removeDuplicates(
+        by areEquivalent: @escaping @Sendable (Element, Element) -> Bool
+    ) -> Constant<Element> {
         let derived = core.derive(initial: { $0 }) { derived, value in
             // Only this observer sets the derived value, one call at a time.
-            if derived.value != value {
+            if !areEquivalent(derived.value, value) {
                 derived.set(value)
             }
         }

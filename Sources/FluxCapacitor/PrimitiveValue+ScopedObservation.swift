@@ -1,16 +1,19 @@
 extension PrimitiveValue {
-    /// Observes the value for as long as `object` lives, handing `changes` the object with
-    /// each value, so the closure needs no weak capture.
+    /// Observes the value on `queue` for as long as `object` lives, handing `changes` the
+    /// object with each value, so the closure needs no weak capture.
     ///
     /// ```swift
-    /// final class RepositoryListViewModel: Sendable {
+    /// final class RepositoryCounter: Sendable {
     ///     init(store: RepositoryStore = .instantiate()) {
-    ///         store.repositories.observe(on: .main, duringScopeOf: self) { viewModel, repositories in
-    ///             viewModel.render(repositories)
+    ///         store.repositories.observe(on: .current, duringScopeOf: self) { counter, repositories in
+    ///             counter.record(repositories.count)
     ///         }
     ///     }
     /// }
     /// ```
+    ///
+    /// For a `@MainActor` object, use ``observe(ignoreFirst:duringScopeOf:changes:)``, whose
+    /// closure runs on the main actor.
     ///
     /// The object is held weakly. Once it is gone, `changes` is not called again, and the
     /// observation is released at the value's next change (Swift offers no way to be told
@@ -18,14 +21,14 @@ extension PrimitiveValue {
     /// The returned ``Dust`` ends it sooner; there is no need to keep it.
     ///
     /// - Parameters:
-    ///   - queue: Where to call `changes`; ``ExecuteQueue/current`` by default.
+    ///   - queue: Where to call `changes`.
     ///   - ignoreFirst: When `false`, `changes` is first called with the current value.
     ///   - object: The object whose life bounds the observation.
     ///   - changes: Called with the object and each value, in order.
     @preconcurrency
     @discardableResult
     public func observe<Object: AnyObject & Sendable>(
-        on queue: ExecuteQueue = .current,
+        on queue: ExecuteQueue,
         ignoreFirst: Bool = true,
         duringScopeOf object: Object,
         changes: @escaping @Sendable (Object, Element) -> Void
@@ -40,5 +43,58 @@ extension PrimitiveValue {
         }
         observation.begin(dust)
         return dust
+    }
+
+    /// Observes the value for as long as the `@MainActor` object `object` lives, calling
+    /// `changes` on the main actor with the object and each value.
+    ///
+    /// ```swift
+    /// @MainActor
+    /// final class RepositoryListViewModel {
+    ///     private(set) var titles: [String] = []
+    ///
+    ///     init(store: RepositoryStore = .instantiate()) {
+    ///         store.repositories.observe(duringScopeOf: self) { viewModel, repositories in
+    ///             viewModel.titles = repositories.map(\.name)
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Values are delivered on ``ExecuteQueue/main`` (at once when set on the main thread),
+    /// so this is for main-actor code; the observation ends as
+    /// ``observe(on:ignoreFirst:duringScopeOf:changes:)``'s does.
+    @MainActor
+    @discardableResult
+    public func observe<Object: AnyObject>(
+        ignoreFirst: Bool = true,
+        duringScopeOf object: Object,
+        changes: @escaping @MainActor (Object, Element) -> Void
+    ) -> Dust {
+        let reference = MainActorWeakReference(object)
+        let observation = ScopedObservation()
+        let dust = observe(on: .main, ignoreFirst: ignoreFirst) { value in
+            MainActor.assumeIsolated {
+                guard let object = reference.object else {
+                    observation.end()
+                    return
+                }
+                changes(object, value)
+            }
+        }
+        observation.begin(dust)
+        return dust
+    }
+}
+
+/// A weak reference to a main-actor object, carried through `@Sendable` closures and only
+/// read on the main actor.
+private final class MainActorWeakReference<Object: AnyObject>: @unchecked Sendable {
+    // Sendable: `object` is read only inside `MainActor.assumeIsolated`, on the main actor,
+    // and written only at creation.
+    weak var object: Object?
+
+    init(_ object: Object) {
+        self.object = object
     }
 }

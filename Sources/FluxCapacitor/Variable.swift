@@ -1,4 +1,8 @@
 /// The trait of a ``Variable``: its value can be read and set.
+///
+/// ```swift
+/// let count: PrimitiveValue<MutableTrait, Int> = Variable(0) // what `Variable<Int>` spells
+/// ```
 public enum MutableTrait: ValueTrait, Sendable {}
 
 /// An observable value that can be read and set.

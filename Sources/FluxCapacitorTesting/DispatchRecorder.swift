@@ -4,12 +4,13 @@ public import FluxCapacitor
 /// invoked, in order ("create actions testing").
 ///
 /// ```swift
-/// @Test(.isolatedDispatcher) func fetchingInvokesFetchingThenRepositories() {
+/// @Test(.isolatedDispatcher) func fetchingInvokesTheFlagAroundTheRepositories() async {
 ///     let recorder = DispatchRecorder()
-///     RepositoryAction(session: StubSession()).fetchRepositories(withUserID: "1", after: nil)
+///     await RepositoryAction(session: StubSession(found: [fluxCapacitor]))
+///         .fetchRepositories(ofUser: "marty")
 ///     #expect(recorder.states(of: Dispatcher.Repository.self) == [
 ///         .isRepositoryFetching(true),
-///         .addRepositories(StubSession.repositories),
+///         .addRepositories([fluxCapacitor]),
 ///         .isRepositoryFetching(false),
 ///     ])
 /// }
@@ -20,12 +21,30 @@ public import FluxCapacitor
 /// ``stop()`` or until it goes away. Read it from the task that made it.
 public final class DispatchRecorder {
     /// One recorded dispatch.
+    ///
+    /// ```swift
+    /// let dropped = recorder.entries.filter { !$0.wasReceived }
+    /// ```
     public struct Entry {
         /// The dispatched state.
+        ///
+        /// ```swift
+        /// let states = recorder.entries.map(\.state)
+        /// ```
         public let state: any DispatchState
+
         /// The store type the state is for.
+        ///
+        /// ```swift
+        /// #expect(recorder.entries.allSatisfy { $0.storeType == RepositoryStore.self })
+        /// ```
         public let storeType: any Storable.Type
+
         /// Whether a live store reduced it (`false`: it was dropped).
+        ///
+        /// ```swift
+        /// #expect(recorder.entries.allSatisfy(\.wasReceived))
+        /// ```
         public let wasReceived: Bool
     }
 

@@ -21,10 +21,18 @@ public import Testing
 /// `Dispatcher.withCurrent(_:operation:)` for what does not carry it.
 public struct IsolatedDispatcherTrait: TestTrait, SuiteTrait, TestScoping {
     /// Applies to every test of a suite it is attached to.
+    ///
+    /// ```swift
+    /// @Suite(.isolatedDispatcher) struct StoreTests { /* each test its own dispatcher */ }
+    /// ```
     public var isRecursive: Bool { true }
 
     #if compiler(>=6.2)
     /// Runs `function` with a new dispatcher as `Dispatcher.current`.
+    ///
+    /// ```swift
+    /// @Test(.isolatedDispatcher) func storesStartEmpty() { /* runs inside provideScope */ }
+    /// ```
     public func provideScope(
         for test: Test,
         testCase: Test.Case?,
@@ -36,6 +44,10 @@ public struct IsolatedDispatcherTrait: TestTrait, SuiteTrait, TestScoping {
     }
     #else
     /// Runs `function` with a new dispatcher as `Dispatcher.current`.
+    ///
+    /// ```swift
+    /// @Test(.isolatedDispatcher) func storesStartEmpty() { /* runs inside provideScope */ }
+    /// ```
     public func provideScope(
         for test: Test,
         testCase: Test.Case?,

@@ -8,8 +8,9 @@ import Foundation
 /// @Test(.isolatedDispatcher) func fetchingTurnsTheFlagOnThenOff() async throws {
 ///     let store = RepositoryStore.instantiate()
 ///     let fetching = ValueRecorder(store.isRepositoryFetching)
-///     RepositoryAction(session: StubSession(latency: .milliseconds(10)))
-///         .fetchRepositories(withUserID: "1", after: nil)
+///     Task {
+///         await RepositoryAction(session: StubSession(found: [])).fetchRepositories(ofUser: "marty")
+///     }
 ///     #expect(try await fetching.waitForValues(count: 3) == [false, true, false])
 /// }
 /// ```
@@ -20,15 +21,17 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     private let storage = RecordingBuffer<Element>()
     private let subscription: Dust
 
-    /// Starts recording `value` on `queue`.
+    /// Starts recording `value` on `queue`: its current value first (unlike `observe`,
+    /// whose default is to report changes only), unless `ignoreFirst` is `true`.
     ///
     /// ```swift
     /// let counts = ValueRecorder(store.count)
+    /// let changes = ValueRecorder(store.count, ignoreFirst: true)
     /// ```
     public init<Trait: ValueTrait>(
         _ value: PrimitiveValue<Trait, Element>,
-        ignoreFirst: Bool = false,
-        on queue: ExecuteQueue = .current
+        on queue: ExecuteQueue = .current,
+        ignoreFirst: Bool = false
     ) {
         let storage = self.storage
         subscription = value.observe(on: queue, ignoreFirst: ignoreFirst) { storage.append($0) }
@@ -87,13 +90,34 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     }
 
     /// Thrown by ``waitForValues(count:timeout:)`` when fewer values arrived in time.
+    ///
+    /// ```swift
+    /// do {
+    ///     _ = try await counts.waitForValues(count: 3)
+    /// } catch let timeout as ValueRecorder<Int>.Timeout {
+    ///     print(timeout.recorded)
+    /// }
+    /// ```
     public struct Timeout: Error, CustomStringConvertible {
         /// How many values were awaited.
+        ///
+        /// ```swift
+        /// print(timeout.expected) // 3
+        /// ```
         public let expected: Int
+
         /// What was recorded when the time ran out.
+        ///
+        /// ```swift
+        /// print(timeout.recorded) // [0, 1]
+        /// ```
         public let recorded: [Element]
 
         /// A sentence saying what was awaited and what came.
+        ///
+        /// ```swift
+        /// print(timeout) // waited for 3 values, got 2: [0, 1]
+        /// ```
         public var description: String {
             "waited for \(expected) values, got \(recorded.count): \(recorded)"
         }

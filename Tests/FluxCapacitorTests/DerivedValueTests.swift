@@ -112,4 +112,15 @@ struct DerivedValueTests {
         #expect(Set(recorder.values).count == 1_000)
         #expect(doubled.value == source.value * 2)
     }
+
+    @Test func removeDuplicatesByAPredicateComparesWithTheLastValueTaken() {
+        let source = Variable([1, 2])
+        let sameCount = source.removeDuplicates { $0.count == $1.count }
+        let recorder = ValueRecorder(sameCount, ignoreFirst: true)
+        source.value = [3, 4]
+        source.value = [5]
+        source.value = [6]
+        source.value = [7, 8, 9]
+        #expect(recorder.values == [[5], [7, 8, 9]])
+    }
 }

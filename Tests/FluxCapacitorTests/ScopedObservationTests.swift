@@ -35,7 +35,9 @@ struct ScopedObservationTests {
     @Test func aScopedObserverGetsTheObjectWithEachValue() {
         let variable = Variable(0)
         let screen = Screen()
-        variable.observe(ignoreFirst: false, duringScopeOf: screen) { screen, value in screen.show(value) }
+        variable.observe(on: .current, ignoreFirst: false, duringScopeOf: screen) { screen, value in
+            screen.show(value)
+        }
         variable.value = 1
         #expect(screen.shown == [0, 1])
     }
@@ -46,7 +48,7 @@ struct ScopedObservationTests {
         let calls = Locked(0)
         do {
             let screen = Screen(deinits: deinits)
-            variable.observe(duringScopeOf: screen) { _, _ in calls.withLock { $0 += 1 } }
+            variable.observe(on: .current, duringScopeOf: screen) { _, _ in calls.withLock { $0 += 1 } }
             variable.value = 1
         }
         #expect(deinits.value == 1, "the observation holds the object weakly")
@@ -59,7 +61,7 @@ struct ScopedObservationTests {
     @Test func aScopedObservationCanEndSoonerThroughItsDust() {
         let variable = Variable(0)
         let screen = Screen()
-        let dust = variable.observe(duringScopeOf: screen) { screen, value in screen.show(value) }
+        let dust = variable.observe(on: .current, duringScopeOf: screen) { screen, value in screen.show(value) }
         dust.clean()
         variable.value = 1
         #expect(screen.shown.isEmpty)
@@ -69,7 +71,7 @@ struct ScopedObservationTests {
     @Test func bindSetsTheKeyPathNowAndOnEveryChange() {
         let count = Variable(3)
         let screen = Screen()
-        count.map { "\($0) repositories" }.bind(to: screen, \.title)
+        count.map { "\($0) repositories" }.bind(to: screen, \.title, on: .current)
         #expect(screen.title == "3 repositories")
         count.value = 4
         #expect(screen.title == "4 repositories")
@@ -92,7 +94,7 @@ struct ScopedObservationTests {
         let deinits = Locked(0)
         do {
             let screen = Screen(deinits: deinits)
-            variable.bind(to: screen, \.title)
+            variable.bind(to: screen, \.title, on: .current)
         }
         #expect(deinits.value == 1)
         variable.value = "b"
@@ -117,6 +119,31 @@ struct ScopedObservationTests {
         }
         #expect(model.values == [7])
     }
+
+    @Test @MainActor func aMainActorObjectIsObservedOnTheMainActorForAsLongAsItLives() async throws {
+        let variable = Variable(0)
+        let deinits = Locked(0)
+        var model: MainActorModel? = MainActorModel(deinits: deinits)
+        variable.observe(ignoreFirst: false, duringScopeOf: model!) { model, value in
+            model.values.append(value)
+        }
+        #expect(model?.values == [0], "the first value, at once on the main actor")
+        DispatchQueue.global().async { variable.value = 1 }
+        try await waitUntil { MainActor.assumeIsolated { model?.values == [0, 1] } }
+        model = nil
+        #expect(deinits.value == 1)
+        variable.value = 2
+        try await waitUntil { variable.core.observerCount == 0 }
+    }
+
+    @Test @MainActor func bindSetsAMainActorPropertyOnTheMainActor() async throws {
+        let variable = Variable("first")
+        let model = MainActorModel()
+        variable.map { $0.uppercased() }.bind(to: model, \.title)
+        #expect(model.title == "FIRST")
+        DispatchQueue.global().async { variable.value = "second" }
+        try await waitUntil { MainActor.assumeIsolated { model.title == "SECOND" } }
+    }
 }
 
 /// A label that records each text it is given and the queue it was given on.
@@ -136,6 +163,16 @@ final class QueueLabel: @unchecked Sendable {
 @MainActor
 final class MainActorModel {
     var values: [Int] = []
+    var title = ""
+    let deinits: Locked<Int>
+
+    init(deinits: Locked<Int> = Locked(0)) {
+        self.deinits = deinits
+    }
+
+    isolated deinit {
+        deinits.withLock { $0 += 1 }
+    }
 }
 
 /// Polls `condition` until it holds, for up to ten seconds.

@@ -37,7 +37,7 @@ final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
         do {
             data = try storage.read(slot)
         } catch {
-            storage.report(PersistenceError(slot: slot, kind: .unreadable, reason: "\(error)"))
+            storage.report(PersistenceError(slot: slot, kind: .unreadable, reason: "\(error)", underlyingError: error))
             return nil
         }
         guard let data else {
@@ -48,7 +48,9 @@ final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
         } catch {
             let setAsideAs = try? storage.setAside(slot)
             storage.report(
-                PersistenceError(slot: slot, kind: .incompatible(setAsideAs: setAsideAs), reason: Self.describe(error)))
+                PersistenceError(
+                    slot: slot, kind: .incompatible(setAsideAs: setAsideAs), reason: Self.describe(error),
+                    underlyingError: error))
             return nil
         }
     }
@@ -84,7 +86,9 @@ final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
                 try storage.write(encoder.encode(value), to: slot)
             } catch {
-                storage.report(PersistenceError(slot: slot, kind: .writeFailed, reason: Self.describe(error)))
+                storage.report(
+                    PersistenceError(
+                        slot: slot, kind: .writeFailed, reason: Self.describe(error), underlyingError: error))
             }
         }
     }
