@@ -49,6 +49,26 @@ final class CommandLineTests {
         #expect(!output.contains("error: no"), "no step of the script may fail")
     }
 
+    @Test func theReadmeExcerptIsWhatTheWalkThroughPrintsInThatOrder() async throws {
+        let root = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let afterFence = try #require(readme.components(separatedBy: "```text\n").dropFirst().first)
+        let excerpt = afterFence.components(separatedBy: "\n```")[0]
+        let shown = excerpt.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces) != "⋮" }
+        #expect(shown.count >= 10)
+
+        let (_, output) = await run(["--latency", "0"])
+        var printed = output.split(separator: "\n")[...]
+        for line in shown {
+            guard let found = printed.firstIndex(of: line) else {
+                Issue.record("README line not printed in this order: \(line)")
+                return
+            }
+            printed = printed[(found + 1)...]
+        }
+    }
+
     @Test func theInteractiveModeRunsCommandsAndShowsTheScreenAfterEach() async {
         let (status, output) = await run(
             ["--interactive", "--latency", "0"],
@@ -82,7 +102,7 @@ final class CommandLineTests {
                 "error: open a user first: 'fav N' stars repositories",
                 "error: nowhere to go back to",
                 "error: nowhere to go back to",
-                "error: unknown command '\u{0}'; type 'help'",
+                "error: unknown command '?'; type 'help'",
             ])
     }
 
@@ -128,7 +148,7 @@ final class CommandLineTests {
         #expect(!second.output.contains("☆ unstarred"))
 
         let reset = await run(["--interactive", "--reset-favorites"], input: ["favorites"])
-        #expect(reset.output.contains("Forgot the favorites"))
+        #expect(reset.output.contains("Forgot 1 favorite kept in \(storage.path)."))
         #expect(reset.output.contains("[Favorites — 0]"))
     }
 
@@ -148,5 +168,61 @@ final class CommandLineTests {
         #expect(output.contains("[Favorites — 0]"))
         let files = try FileManager.default.contentsOfDirectory(atPath: storage.path)
         #expect(files.contains { $0.hasPrefix("favorites.corrupt-") }, "the bad file is kept")
+    }
+
+    @Test func backReturnsToTheRepositoryThatWasOpen() async {
+        let (_, output) = await run(
+            ["--interactive", "--latency", "0"],
+            input: ["search doc", "open 1", "fav 2", "open 1", "favorites", "open 1", "back", "back"])
+        let screens = output.split(separator: "\n").filter { $0.hasPrefix("[doc-brown/") }
+        #expect(
+            screens == ["[doc-brown/FluxCapacitor]", "[doc-brown/capacitor-render-1]", "[doc-brown/FluxCapacitor]"])
+    }
+
+    @Test func theWalkThroughShowsTheChosenFailureAtItsLastStepOnly() async {
+        let (status, output) = await run(["--latency", "0", "--fail", "offline"])
+        #expect(status == 0)
+        #expect(output.contains("(--fail offline)"))
+        #expect(output.contains("  error: Could not reach GitHub: The Internet connection appears to be offline."))
+        #expect(output.contains("[marty-mcfly's repositories — 25 / 25]"), "the other steps run against a working stub")
+        #expect(output.split(separator: "\n").filter { $0.hasPrefix("  error:") }.count == 1)
+    }
+
+    @Test func liveMeansInteractive() throws {
+        #expect(try Options(parsing: ["--live"]).interactive)
+        #expect(throws: CommandError.self) { try Options(parsing: ["--live", "--fail", "offline"]) }
+    }
+
+    @Test func oddInputIsRefusedInOneLine() async {
+        let long = String(repeating: "x", count: 300)
+        let (status, output) = await run(
+            ["--interactive", "--latency", "0"],
+            input: [
+                "search \(long)", "search a\u{1B}[31mb", "open 99999999999999999999999", "help me", "quit now",
+                "more x",
+            ])
+        #expect(status == 0)
+        let errors = output.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+        #expect(
+            errors == [
+                "error: a query has at most 256 characters",
+                "error: a query cannot contain control characters",
+                "error: 99999999999999999999… is no number on this screen",
+                "error: 'help' takes nothing after it",
+                "error: 'quit' takes nothing after it",
+                "error: 'more' takes nothing after it",
+            ])
+        #expect(await run(["--storage", ""]).status == 2)
+    }
+
+    @Test func resettingWithNoFavoritesSaysSo() async {
+        let (_, output) = await run(["--interactive", "--reset-favorites"])
+        #expect(output.contains("No favorites to forget."))
+    }
+
+    @Test func aStarredRepositoryInTheListIsMarkedAndCounted() async {
+        let (_, output) = await run(["--interactive", "--latency", "0"], input: ["search doc", "open 1", "fav 1"])
+        #expect(output.contains("  favorites: 1"))
+        #expect(output.contains("  1. ★ FluxCapacitor · "))
     }
 }

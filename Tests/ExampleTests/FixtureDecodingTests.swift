@@ -36,11 +36,19 @@ struct FixtureDecodingTests {
         #expect(repository.updatedAt == ISO8601DateFormatter().date(from: "2015-10-21T16:29:00Z"))
     }
 
-    @Test func theGraphQLErrorFixtureIsAGraphQLError() throws {
+    @Test func theGraphQLErrorFixturesAreGraphQLErrors() throws {
         #expect(throws: GitHubError.graphQL(messages: ["Could not resolve to a node with the global id of 'nope'."])) {
             try UserRepositoriesRequest(userID: "nope", first: 10, after: nil)
-                .decode(fixtures.data(named: "graphql-error"))
+                .decode(fixtures.data(named: "graphql-not-found"))
         }
+        let error = #expect(throws: GitHubError.self) {
+            try SearchUsersRequest(query: "mar", first: 4, after: nil).decode(fixtures.data(named: "graphql-error"))
+        }
+        guard case .graphQL(let messages)? = error else {
+            Issue.record("expected a GraphQL error, got \(String(describing: error))")
+            return
+        }
+        #expect(messages.first?.hasPrefix("Something went wrong while executing your query.") == true)
     }
 
     @Test func theHTTPErrorFixturesAreReadAsTheirErrors() throws {
@@ -56,7 +64,9 @@ struct FixtureDecodingTests {
 
     @Test func modelsSurviveAnEncodeDecodeRoundTrip() throws {
         let users = try decoder.decode([GitHub.User].self, from: fixtures.data(named: "users"))
-        let encoded = try GitHub.makeEncoder().encode(users)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let encoded = try encoder.encode(users)
         #expect(try decoder.decode([GitHub.User].self, from: encoded) == users)
     }
 }

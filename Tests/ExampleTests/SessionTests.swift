@@ -134,4 +134,62 @@ struct SessionTests {
         #expect(StubSession.offset(of: "Y3Vyc29yOjM=") == 3)
         #expect(StubSession.offset(of: "garbage") == nil)
     }
+
+    @Test func theLiveSessionReadsHTTPAnswersWithTheSharedCode() async throws {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [CannedGitHub.self]
+        let session = LiveSession(token: "t0k3n", urlSession: URLSession(configuration: configuration))
+
+        CannedGitHub.answer = (200, [:], try Fixtures.bundled.data(named: "graphql-not-found"))
+        await #expect(
+            throws: GitHubError.graphQL(messages: ["Could not resolve to a node with the global id of 'nope'."])
+        ) {
+            try await session.send(UserRepositoriesRequest(userID: "nope", first: 10, after: nil))
+        }
+
+        CannedGitHub.answer = (
+            403, ["X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1800000000"],
+            try Fixtures.bundled.data(named: "rate-limited")
+        )
+        await #expect(throws: GitHubError.rateLimited(resetsAt: Date(timeIntervalSince1970: 1_800_000_000))) {
+            try await session.send(SearchUsersRequest(query: "mar", first: 4, after: nil))
+        }
+
+        let body = try StubSession().respond(to: .searchUsers(query: "mar", first: 4, after: nil)).body
+        CannedGitHub.answer = (200, ["Content-Type": "application/json"], body)
+        let page = try await session.send(SearchUsersRequest(query: "mar", first: 4, after: nil))
+        #expect(page.nodes.count == 4)
+        #expect(CannedGitHub.lastAuthorization == "bearer t0k3n")
+    }
+}
+
+/// Answers every request with `answer`, as GitHub would; records the Authorization header.
+final class CannedGitHub: URLProtocol {
+    // The statics are guarded by `lock`: URLSession loads on its own threads.
+    private static let lock = NSLock()
+    typealias Answer = (status: Int, headers: [String: String], body: Data)
+    nonisolated(unsafe) private static var stored: Answer = (200, [:], Data())
+    nonisolated(unsafe) private static var authorization: String?
+
+    static var answer: Answer {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+
+    static var lastAuthorization: String? { lock.withLock { authorization } }
+
+    override class func canInit(with request: URLRequest) -> Bool { true }
+    override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+
+    override func startLoading() {
+        Self.lock.withLock { Self.authorization = request.value(forHTTPHeaderField: "Authorization") }
+        let answer = Self.answer
+        let response = HTTPURLResponse(
+            url: request.url!, statusCode: answer.status, httpVersion: "HTTP/1.1", headerFields: answer.headers)!
+        client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        client?.urlProtocol(self, didLoad: answer.body)
+        client?.urlProtocolDidFinishLoading(self)
+    }
+
+    override func stopLoading() {}
 }

@@ -137,4 +137,40 @@ struct ViewModelTests {
         }
         #expect(RepositoryStore.instantiate() !== store, "the favorites screen cleared its store")
     }
+
+    @Test func openingAnotherRepositoryIsNotAFavoriteChangeButStarringItIs() {
+        let events = Events()
+        let action = RepositoryAction(session: MockSession())
+        let viewModel = RepositoryViewModel(action: action, events: events.handler)
+        action.selectRepository(Sample.repository("a"))
+        #expect(viewModel.toggleFavorite() == true)
+        action.selectRepository(Sample.repository("b"))
+        #expect(viewModel.toggleFavorite() == true)
+        action.selectRepository(Sample.repository("a"))
+        #expect(viewModel.toggleFavorite() == false)
+        #expect(events.values == [.favorite(true), .favorite(true), .favorite(false)])
+    }
+
+    @Test func loadingAnotherUserDropsTheRequestInFlightForThePreviousOne() async {
+        let userStore = UserStore.instantiate()
+        let userAction = UserAction(session: MockSession())
+        let repositoryStore = RepositoryStore.instantiate()
+        let slow = RepositoryAction(session: StubSession(latency: .seconds(30)))
+        let viewModel = UserRepositoryViewModel(action: slow)
+        userAction.selectUser(Sample.user("slow"))
+        let stale = slow.fetchRepositories(withUserID: "id-slow", after: nil)
+
+        userAction.selectUser(Sample.user("marty"))
+        let quick = UserRepositoryViewModel(
+            action: RepositoryAction(
+                session: MockSession(repositories: [.success(Sample.page([Sample.repository("new")], total: 1))])))
+        await quick.load()
+        await stale.finish()
+
+        #expect(repositoryStore.repositories.value.map(\.name) == ["new"])
+        #expect(!repositoryStore.isRepositoryFetching.value)
+        #expect(repositoryStore.lastError.value == nil)
+        #expect(userStore.selectedUser.value?.login == "marty")
+        _ = viewModel
+    }
 }

@@ -159,12 +159,4 @@ enum GitHub {
         decoder.dateDecodingStrategy = .iso8601
         return decoder
     }
-
-    /// The encoder matching `makeDecoder()`.
-    static func makeEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }
 }

@@ -105,7 +105,7 @@ extension GitHubError {
         case .valueNotFound(_, let context):
             self = .decoding(field: path(context.codingPath), reason: "null where a value was expected")
         case .typeMismatch(let type, let context):
-            self = .decoding(field: path(context.codingPath), reason: "not a \(type)")
+            self = .decoding(field: path(context.codingPath), reason: "expected a value of type \(type)")
         case .dataCorrupted(let context):
             self = .decoding(
                 field: context.codingPath.isEmpty ? "(root)" : path(context.codingPath),

@@ -70,7 +70,7 @@ struct StubSession: GitHubSession {
             guard let user = try fixtures.users().first(where: { $0["id"] as? String == userID }),
                 let login = user["login"] as? String
             else {
-                return (200, [:], try fixtures.data(named: "graphql-error"))
+                return (200, [:], try fixtures.data(named: "graphql-not-found"))
             }
             let repositories = try fixtures.repositories(of: login)
             let page = Self.page(repositories, first: first, after: after)

@@ -21,6 +21,9 @@ enum Command: Equatable, Sendable {
           quit           leave (so does the end of the input)
         """
 
+    /// The longest query GitHub's search accepts.
+    static let maximumQueryLength = 256
+
     /// Reads one line of input; throws a one-line message for anything else.
     init(parsing line: String) throws(CommandError) {
         let words = line.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -29,8 +32,11 @@ enum Command: Equatable, Sendable {
         }
         let rest = words.dropFirst()
         func index() throws(CommandError) -> Int {
-            guard rest.count == 1, let number = Int(rest[rest.startIndex]) else {
+            guard rest.count == 1, let word = rest.first, !word.isEmpty, word.allSatisfy(\.isASCIIDigit) else {
                 throw CommandError("'\(name)' needs one number, like '\(name) 1'")
+            }
+            guard let number = Int(word) else {
+                throw CommandError("\(word.prefix(20))… is no number on this screen")
             }
             guard number >= 1 else {
                 throw CommandError("numbers start at 1")
@@ -48,6 +54,12 @@ enum Command: Equatable, Sendable {
             guard !query.isEmpty else {
                 throw CommandError("search needs a query, like 'search mar'")
             }
+            guard query.count <= Self.maximumQueryLength else {
+                throw CommandError("a query has at most \(Self.maximumQueryLength) characters")
+            }
+            guard !query.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw CommandError("a query cannot contain control characters")
+            }
             self = .search(query)
         case "more":
             try noArguments()
@@ -63,13 +75,29 @@ enum Command: Equatable, Sendable {
             try noArguments()
             self = .back
         case "help":
+            try noArguments()
             self = .help
         case "quit", "exit":
+            try noArguments()
             self = .quit
         default:
-            throw CommandError("unknown command '\(name)'; type 'help'")
+            throw CommandError("unknown command '\(Self.printable(name))'; type 'help'")
         }
     }
+}
+
+extension Command {
+    /// `text` with control characters shown as `?`, at most 40 characters: safe to echo.
+    static func printable(_ text: String) -> String {
+        let cleaned = String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
+        return cleaned.count > 40 ? cleaned.prefix(40) + "…" : cleaned
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }
 
 /// Why a command could not be run: one line for the user.

@@ -8,7 +8,10 @@ final class Navigator {
     }
 
     private(set) var screen = Screen.search
-    private var history: [Screen] = []
+    /// Where `back` goes: the screens, with the repository that was open on a repository
+    /// screen (opening another one replaces the selection in the store).
+    private var history: [(screen: Screen, repository: GitHub.Repository?)] = []
+    private let repositoryAction: RepositoryAction
 
     let console: any Console
     let search: SearchViewModel
@@ -19,6 +22,7 @@ final class Navigator {
     /// View models for `session`, reporting progress to `console`.
     init(userAction: UserAction, repositoryAction: RepositoryAction, console: any Console) {
         self.console = console
+        self.repositoryAction = repositoryAction
         search = SearchViewModel(action: userAction) { event in
             if event == .loading(true) { console.write("  … searching GitHub users") }
         }
@@ -30,7 +34,11 @@ final class Navigator {
                 console.write(isFavorite ? "  ★ starred" : "  ☆ unstarred")
             }
         }
-        favorites = FavoriteViewModel(action: repositoryAction)
+        favorites = FavoriteViewModel(action: repositoryAction) { event in
+            if case .favoriteCount(let count) = event {
+                console.write("  favorites: \(count)")
+            }
+        }
     }
 
     /// How many rows of a list a screen shows (the walk-through keeps it short).
@@ -74,7 +82,10 @@ final class Navigator {
             go(to: .favorites)
         case .back:
             guard let previous = history.popLast() else { throw CommandError("nowhere to go back to") }
-            screen = previous
+            if previous.screen == .repository, let repository = previous.repository {
+                repositoryAction.selectRepository(repository)
+            }
+            screen = previous.screen
         case .help, .quit:
             break
         }
@@ -84,18 +95,18 @@ final class Navigator {
         switch screen {
         case .search:
             guard search.selectUser(at: index) != nil else {
-                throw outOfRange(index, search.users.count, "user", hint: "search first")
+                throw outOfRange(index, search.users.count, "user", "open", hint: "search first")
             }
             go(to: .userRepositories)
             await userRepositories.load()
         case .userRepositories:
             guard userRepositories.selectRepository(at: index) != nil else {
-                throw outOfRange(index, userRepositories.repositories.count, "repository")
+                throw outOfRange(index, userRepositories.repositories.count, "repository", "open")
             }
             go(to: .repository)
         case .favorites:
             guard favorites.selectFavorite(at: index) != nil else {
-                throw outOfRange(index, favorites.favorites.count, "favorite")
+                throw outOfRange(index, favorites.favorites.count, "favorite", "open")
             }
             go(to: .repository)
         case .repository:
@@ -109,11 +120,11 @@ final class Navigator {
             guard repository.toggleFavorite() != nil else { throw CommandError("no repository open") }
         case (.userRepositories, let index?):
             guard userRepositories.toggleFavorite(at: index) != nil else {
-                throw outOfRange(index, userRepositories.repositories.count, "repository")
+                throw outOfRange(index, userRepositories.repositories.count, "repository", "star")
             }
         case (.favorites, let index?):
             guard favorites.removeFavorite(at: index) != nil else {
-                throw outOfRange(index, favorites.favorites.count, "favorite")
+                throw outOfRange(index, favorites.favorites.count, "favorite", "unstar")
             }
         case (.repository, _?):
             throw CommandError("on a repository, 'fav' alone stars or unstars it")
@@ -125,18 +136,20 @@ final class Navigator {
     }
 
     private func go(to next: Screen, keepingHistory: Bool = true) {
-        guard next != screen else { return }
+        guard next != screen || next == .repository else { return }
         if keepingHistory {
-            history.append(screen)
+            history.append((screen, screen == .repository ? repository.repository : nil))
         } else {
             history.removeAll()
         }
         screen = next
     }
 
-    private func outOfRange(_ index: Int, _ count: Int, _ noun: String, hint: String? = nil) -> CommandError {
+    private func outOfRange(
+        _ index: Int, _ count: Int, _ noun: String, _ verb: String, hint: String? = nil
+    ) -> CommandError {
         if count == 0 {
-            return CommandError("there is no \(noun) to open here" + (hint.map { "; \($0)" } ?? ""))
+            return CommandError("there is no \(noun) to \(verb) here" + (hint.map { "; \($0)" } ?? ""))
         }
         return CommandError("no \(noun) \(index + 1) here (1–\(count))")
     }

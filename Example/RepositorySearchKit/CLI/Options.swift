@@ -11,6 +11,7 @@ struct Options: Equatable {
 
     static let usage = """
         USAGE: repository-search [--interactive] [--live] [--latency MS] [--fail MODE] [--log]
+                                 [--storage DIR] [--reset-favorites]
 
         Searches GitHub users, lists a user's repositories page by page and keeps favorite
         repositories, through FluxCapacitor's Flux flow: view models ask actions, actions
@@ -22,12 +23,14 @@ struct Options: Equatable {
 
         OPTIONS:
           --interactive   read commands from standard input instead (type 'help')
-          --live          use the real GitHub GraphQL API; needs GITHUB_TOKEN in the
-                          environment (a token with no scopes is enough)
+          --live          use the real GitHub GraphQL API, interactively; needs
+                          GITHUB_TOKEN in the environment (a token with no scopes is enough)
           --latency MS    make the stub wait MS milliseconds per request
                           (default: 50 in the walk-through, 300 interactively)
-          --fail MODE     make every stub request fail: rate-limit, unauthorized,
-                          graphql, malformed or offline
+          --fail MODE     the stub's failure: rate-limit, unauthorized, graphql,
+                          malformed or offline. Interactively every request fails so;
+                          in the walk-through, its last step shows that failure
+                          (rate-limit by default)
           --log           print every dispatched state (the walk-through always does)
           --storage DIR   keep the favorites in DIR (default: the application-support
                           folder, ~/.local/share/repository-search on Linux)
@@ -54,7 +57,7 @@ struct Options: Equatable {
             case "--reset-favorites":
                 resetFavorites = true
             case "--storage":
-                guard let value = remaining.popFirst(), !value.hasPrefix("--") else {
+                guard let value = remaining.popFirst(), !value.isEmpty, !value.hasPrefix("--") else {
                     throw CommandError("--storage needs a directory, like '--storage /tmp/favorites'")
                 }
                 storage = value
@@ -75,6 +78,10 @@ struct Options: Equatable {
         }
         if live && (failure != nil || latency != nil) {
             throw CommandError("--fail and --latency apply to the stub, not to --live")
+        }
+        if live {
+            // The walk-through's steps are written for the stub's data.
+            interactive = true
         }
     }
 }

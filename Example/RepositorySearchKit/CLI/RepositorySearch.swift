@@ -45,9 +45,10 @@ public enum RepositorySearch: Sendable {
                 return 1
             }
         } else {
+            // In the walk-through, --fail is for its last step only.
             session = StubSession(
                 latency: options.latency ?? (options.interactive ? .milliseconds(300) : .milliseconds(50)),
-                failure: options.failure)
+                failure: options.interactive ? options.failure : nil)
         }
 
         // The favorites survive runs, in files; problems with them are warnings.
@@ -55,26 +56,31 @@ public enum RepositorySearch: Sendable {
         let storage =
             options.storage.map { FileStorage(directory: URL(fileURLWithPath: $0), onError: onError) }
             ?? FileStorage.applicationSupport(named: "repository-search", onError: onError)
-        if options.resetFavorites {
-            do {
-                try storage.remove("favorites")
-                console.write("Forgot the favorites kept in \(storage.directory.path).")
-            } catch {
-                console.write("warning: could not forget the favorites: \(error)")
-            }
-        }
         defer { storage.flush() }
 
         return await RepositoryStore.$favoritesStorage.withValue(storage) {
-            let kept = RepositoryStore.instantiate().favorites.value.count
+            let store = RepositoryStore.instantiate()
+            if options.resetFavorites {
+                // Through the Flux flow, like any change: the store saves the empty list.
+                let count = store.favorites.value.count
+                RepositoryAction(session: session).removeAllFavorites()
+                console.write(
+                    count == 0
+                        ? "No favorites to forget."
+                        : "Forgot \(count) favorite\(count == 1 ? "" : "s") kept in \(storage.directory.path).")
+            }
+            let kept = store.favorites.value.count
             if kept > 0 {
                 console.write(
                     "\(kept) favorite\(kept == 1 ? "" : "s") kept from earlier runs in \(storage.directory.path) "
                         + "(--reset-favorites forgets them).")
             }
             if !options.interactive {
-                let failing = StubSession(latency: options.latency ?? .milliseconds(50), failure: .rateLimited)
-                return await Walkthrough(session: session, failingSession: failing, console: console).run()
+                let failure = options.failure ?? .rateLimited
+                let failing = StubSession(latency: options.latency ?? .milliseconds(50), failure: failure)
+                return await Walkthrough(
+                    session: session, failingSession: failing, failure: failure, console: console
+                ).run()
             }
             return await Interactive(session: session, console: console, log: options.log).run(input: input)
         }
@@ -98,7 +104,10 @@ struct Interactive {
 
         console.write("FluxCapacitor repository search. Type 'help' for the commands, 'quit' to leave.")
         navigator.show()
-        while let line = input() {
+        while true {
+            console.prompt("> ")
+            guard let line = input() else { break }
+            console.echo(line)
             guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
             let command: Command
             do {

@@ -6,7 +6,7 @@ enum Screens {
         guard !viewModel.query.isEmpty else {
             return ["[Search] type 'search QUERY' to find GitHub users"]
         }
-        var lines = ["[Search \"\(viewModel.query)\" — \(viewModel.counterText) users]"]
+        var lines = ["[Search \"\(Command.printable(viewModel.query))\" — \(viewModel.counterText) users]"]
         if let error = viewModel.errorMessage {
             lines.append("  error: \(error)")
         }
@@ -53,7 +53,8 @@ enum Screens {
         return [
             "[\(repository.fullName)]",
             "  \(repository.summary ?? "(no description)")",
-            "  ★ \(repository.stargazerCount) · forks \(repository.forkCount)\(language) · updated \(day(repository.updatedAt))",
+            "  \(count(repository.stargazerCount, "star")) · \(count(repository.forkCount, "fork"))\(language) · "
+                + "updated \(day(repository.updatedAt))",
             "  \(repository.url.absoluteString)",
             viewModel.isFavorite ? "  ★ a favorite ('fav' to unstar)" : "  ☆ not a favorite ('fav' to star)",
         ]
@@ -83,12 +84,12 @@ enum Screens {
         let head = max(1, maxRows / 2 - 1)
         let tail = max(1, maxRows - head - 1)
         return numbered.prefix(head).map(row)
-            + ["  … \(numbered.count - head - tail) more …"]
+            + ["  ⋮ (\(numbered.count - head - tail) rows not shown)"]
             + numbered.suffix(tail).map(row)
     }
 
     private static func summary(of repository: GitHub.Repository) -> String {
-        var text = "\(repository.name) ★\(repository.stargazerCount)"
+        var text = "\(repository.name) · \(count(repository.stargazerCount, "star"))"
         if let language = repository.language {
             text += " · \(language)"
         }

@@ -5,8 +5,9 @@ import Foundation
 /// invoked, the states it dispatched (from the dispatcher's log) and the screen after it.
 struct Walkthrough {
     let session: any GitHubSession
-    /// The session of the last step, which fails on purpose.
+    /// The session of the last step, which fails on purpose, and how.
     let failingSession: any GitHubSession
+    let failure: StubSession.Failure
     let console: any Console
 
     private struct Step {
@@ -68,7 +69,7 @@ struct Walkthrough {
         console.write("FluxCapacitor repository search: a walk-through against a stub GitHub (no network).")
         console.write("Each step shows the action invoked (▶), the states dispatched (·) and the screen.")
         let log = Dispatcher.current.printDispatches(limit: 110) { [console] line in
-            console.write("    · " + line.replacingOccurrences(of: "FluxCapacitor: ", with: ""))
+            console.write(Self.logLine(line))
         }
         defer { log.clean() }
 
@@ -100,9 +101,9 @@ struct Walkthrough {
 
         number += 1
         console.write("")
-        console.write("\(number). An error: the same search against a stub that fails (--fail rate-limit)")
+        console.write("\(number). An error: a search against a stub that fails (--fail \(failure.rawValue))")
         console.write(
-            "  ▶ SearchViewModel.search(\"doc\") with UserAction(session: StubSession(failure: .rateLimited))")
+            "  ▶ SearchViewModel.search(\"doc\") with UserAction(session: StubSession(failure: .\(failure)))")
         // The navigator's search screen reports the progress: it observes the same store.
         let failing = SearchViewModel(action: UserAction(session: failingSession))
         await failing.search("doc")
@@ -111,5 +112,10 @@ struct Walkthrough {
         console.write("")
         console.write("Done. Try it yourself: swift run repository-search --interactive")
         return 0
+    }
+
+    /// A line of the dispatch log as the walk-through and `--log` show it.
+    static func logLine(_ line: String) -> String {
+        "    · " + line.replacingOccurrences(of: "FluxCapacitor: ", with: "")
     }
 }

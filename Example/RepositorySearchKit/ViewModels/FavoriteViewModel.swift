@@ -20,8 +20,10 @@ final class FavoriteViewModel: Sendable {
     }
 
     deinit {
-        // As the original sample did: the favorites screen unregisters its store when it
-        // goes, so the next `instantiate()` starts afresh.
+        // As the original sample did: the favorites screen unregisters the repository store
+        // when it goes. That store is shared with the other screens, so this is only right
+        // for a screen that lives as long as the app (here, the navigator keeps it for the
+        // whole run); a screen that comes and goes must not clear a shared store.
         store.clear()
     }
 

@@ -19,7 +19,6 @@ final class SearchViewModel: Sendable {
 
     var query: String { store.lastSearchQuery.value }
     var users: [GitHub.User] { store.users.value }
-    var isLoading: Bool { store.isUserFetching.value }
     var errorMessage: String? { store.lastError.value?.description }
     var canLoadMore: Bool { store.lastPageInfo.value?.hasNextPage == true }
 

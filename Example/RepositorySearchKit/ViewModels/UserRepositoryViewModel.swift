@@ -24,7 +24,6 @@ final class UserRepositoryViewModel: Sendable {
 
     var user: GitHub.User? { userStore.selectedUser.value }
     var repositories: [GitHub.Repository] { repositoryStore.repositories.value }
-    var isLoading: Bool { repositoryStore.isRepositoryFetching.value }
     var errorMessage: String? { repositoryStore.lastError.value?.description }
     var canLoadMore: Bool { repositoryStore.lastPageInfo.value?.hasNextPage == true }
     var favoriteIDs: Set<String> { Set(repositoryStore.favorites.value.map(\.id)) }
@@ -35,7 +34,9 @@ final class UserRepositoryViewModel: Sendable {
     /// Loads the first page of the selected user's repositories, dropping the previous
     /// user's (and cancelling a request for them still in flight).
     func load() async {
-        action.clearRepositories(cancelling: repositoryStore.lastTask.value)
+        let previous = repositoryStore.lastTask.value
+        action.clearRepositories(cancelling: previous)
+        await previous?.finish()
         guard let user else { return }
         await action.fetchRepositories(withUserID: user.id, after: nil).finish()
     }

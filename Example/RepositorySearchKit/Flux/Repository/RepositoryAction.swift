@@ -33,21 +33,29 @@ struct RepositoryAction: Actionable, Sendable {
     private func fetchPage(userID: String, after cursor: String?) async {
         invoke(.isRepositoryFetching(true))
         defer { invoke(.isRepositoryFetching(false)) }
+        let result: Result<GitHub.Page<GitHub.Repository>, GitHubError>
         do {
-            let page = try await session.send(UserRepositoriesRequest(userID: userID, first: pageSize, after: cursor))
+            result = .success(
+                try await session.send(UserRepositoriesRequest(userID: userID, first: pageSize, after: cursor)))
+        } catch {
+            result = .failure(GitHubError(error))
+        }
+        // A cancelled request dispatches no result: whoever cancelled it has moved on.
+        guard !Task.isCancelled else { return }
+        switch result {
+        case .success(let page):
             invoke(.lastError(nil))
             invoke(.lastPageInfo(page.pageInfo))
             invoke(.addRepositories(page.nodes))
             invoke(.repositoryTotalCount(page.totalCount))
-        } catch {
-            let error = GitHubError(error)
-            if error != .cancelled {
-                invoke(.lastError(error))
-            }
+        case .failure(let error):
+            invoke(.lastError(error))
         }
     }
 
-    /// Cancels `request` (if any) and forgets the repositories and where paging was.
+    /// Cancels `request` (if any) and forgets the repositories and where paging was. The
+    /// request turns fetching off when it ends; await it (`finish()`) before starting
+    /// another, so that its states come first.
     func clearRepositories(cancelling request: FetchTask?) {
         request?.cancel()
         invoke(.lastTask(nil))
