@@ -1,0 +1,117 @@
+// The `<!-- compiled -->` code blocks of README.md, verbatim: ReadmeTests checks that each
+// block appears here, so the README cannot drift from code that builds and passes.
+// Edit README.md first, then copy the block here.
+
+import FluxCapacitor
+import FluxCapacitorTesting
+import Testing
+
+extension Dispatcher {
+    enum Repository: DispatchState, Equatable {
+        typealias RelatedStoreType = RepositoryStore
+        typealias RelatedActionType = RepositoryAction
+
+        case isRepositoryFetching(Bool)
+        case addRepositories([GitHub.Repository])
+        case removeAllRepositories
+    }
+}
+
+final class RepositoryStore: Storable {
+    typealias DispatchStateType = Dispatcher.Repository
+
+    let isRepositoryFetching: Constant<Bool>
+    private let _isRepositoryFetching = Variable<Bool>(false)
+
+    let repositories: Constant<[GitHub.Repository]>
+    private let _repositories = Variable<[GitHub.Repository]>([])
+
+    required init() {
+        self.isRepositoryFetching = Constant(_isRepositoryFetching)
+        self.repositories = Constant(_repositories)
+    }
+
+    func reduce(with state: Dispatcher.Repository) {
+        switch state {
+        case .isRepositoryFetching(let value):
+            _isRepositoryFetching.value = value
+        case .addRepositories(let value):
+            _repositories.value.append(contentsOf: value)
+        case .removeAllRepositories:
+            _repositories.value.removeAll()
+        }
+    }
+}
+
+struct RepositoryAction: Actionable, Sendable {
+    typealias DispatchStateType = Dispatcher.Repository
+
+    let session: any GitHubSession
+
+    func fetchRepositories(ofUser login: String) async {
+        invoke(.isRepositoryFetching(true))
+        defer { invoke(.isRepositoryFetching(false)) }
+        if let repositories = try? await session.repositories(ofUser: login) {
+            invoke(.addRepositories(repositories))
+        }
+    }
+}
+
+final class UserRepositoriesViewModel: Sendable {
+    private let action: RepositoryAction
+    private let store: RepositoryStore
+    private let dustBuster = DustBuster()
+
+    init(action: RepositoryAction, store: RepositoryStore = .instantiate()) {
+        self.action = action
+        self.store = store
+
+        store.repositories
+            .observe(on: .main) { repositories in
+                print("\(repositories.count) repositories")
+            }
+            .cleaned(by: dustBuster)
+    }
+
+    func load(user login: String) async {
+        await action.fetchRepositories(ofUser: login)
+    }
+}
+
+struct StubSession: GitHubSession {
+    let found: [GitHub.Repository]
+
+    func repositories(ofUser login: String) async throws -> [GitHub.Repository] {
+        found
+    }
+}
+
+@Suite(.isolatedDispatcher)
+struct RepositoryTests {
+    let fluxCapacitor = GitHub.Repository(name: "FluxCapacitor")
+    let swiftLog = GitHub.Repository(name: "swift-log")
+
+    @Test func addingRepositoriesAppendsThem() {
+        let store = RepositoryStore.instantiate()
+        let action = RepositoryAction(session: StubSession(found: []))
+
+        action.invoke(.addRepositories([fluxCapacitor]))
+        action.invoke(.addRepositories([swiftLog]))
+
+        #expect(store.repositories.value == [fluxCapacitor, swiftLog])
+    }
+
+    @Test func fetchingInvokesTheFlagAroundTheRepositories() async {
+        let recorder = DispatchRecorder()
+
+        await RepositoryAction(session: StubSession(found: [fluxCapacitor]))
+            .fetchRepositories(ofUser: "marty")
+
+        let expected: [Dispatcher.Repository] = [
+            .isRepositoryFetching(true),
+            .addRepositories([fluxCapacitor]),
+            .isRepositoryFetching(false),
+        ]
+        #expect(recorder.states(of: Dispatcher.Repository.self) == expected)
+    }
+}

@@ -1,0 +1,63 @@
+import FluxCapacitor
+import FluxCapacitorTesting
+import Foundation
+import Testing
+
+@Suite("README.md")
+struct ReadmeTests {
+    @Test func everyCompiledBlockOfTheReadmeIsBuiltHere() throws {
+        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let root = here.deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let compiled = try String(
+            contentsOf: here.appendingPathComponent("ReadmeSnippets.swift"), encoding: .utf8)
+
+        let blocks = Self.compiledBlocks(in: readme)
+        #expect(blocks.count == 5)
+        for block in blocks {
+            #expect(compiled.contains(block), "README block not in ReadmeSnippets.swift:\n\(block)")
+        }
+    }
+
+    @Test(.isolatedDispatcher) func theQuickStartViewModelHearsTheFetchedRepositories() async throws {
+        let found = [GitHub.Repository(name: "FluxCapacitor"), GitHub.Repository(name: "swift-log")]
+        let store = RepositoryStore.instantiate()
+        let recorder = ValueRecorder(store.repositories)
+        let viewModel = UserRepositoriesViewModel(action: RepositoryAction(session: StubSession(found: found)))
+
+        await viewModel.load(user: "marty")
+
+        #expect(store.repositories.value == found)
+        #expect(recorder.values == [[], found])
+        #expect(store.isRepositoryFetching.value == false)
+    }
+
+    @Test(.isolatedDispatcher) func removingAllRepositoriesEmptiesTheStore() {
+        let store = RepositoryStore.instantiate()
+        let action = RepositoryAction(session: StubSession(found: []))
+        action.invoke(.addRepositories([GitHub.Repository(name: "FluxCapacitor")]))
+
+        action.invoke(.removeAllRepositories)
+
+        #expect(store.repositories.value.isEmpty)
+    }
+
+    /// The Swift code blocks that follow a `<!-- compiled -->` line.
+    static func compiledBlocks(in readme: String) -> [String] {
+        var blocks: [String] = []
+        var lines = readme.split(separator: "\n", omittingEmptySubsequences: false)[...]
+        while let line = lines.popFirst() {
+            guard line == "<!-- compiled -->" else { continue }
+            guard lines.popFirst() == "```swift" else {
+                Issue.record("`<!-- compiled -->` must be followed by a ```swift line")
+                continue
+            }
+            var code: [Substring] = []
+            while let codeLine = lines.popFirst(), codeLine != "```" {
+                code.append(codeLine)
+            }
+            blocks.append(code.joined(separator: "\n"))
+        }
+        return blocks
+    }
+}
