@@ -112,8 +112,8 @@ extension Dispatcher {
     @inlinable
     static func instanceInCurrent<Store: Storable>(of type: Store.Type) -> Store {
         if let scoped = scopeToCarry {
-            return scoped.registry.instance(of: type)
+            return scoped.instance(of: type)
         }
-        return unretainedShared._withUnsafeGuaranteedRef { $0.registry.instance(of: type) }
+        return unretainedShared._withUnsafeGuaranteedRef { $0.instance(of: type) }
     }
 }

@@ -15,7 +15,8 @@
 ///
 /// - **Synchronous.** A dispatch runs on the thread that invokes it. When `invoke`
 ///   returns, the store has reduced the state and every ``ExecuteQueue/current`` observer
-///   has run.
+///   has run. (An observer still being added on another thread, whose `observe` call is
+///   still delivering its first value, gets the change from that thread right after it.)
 /// - **Ordered and reentrant.** A dispatch made while one is running on the same thread
 ///   (from `reduce(with:)`, from an observer or from a dispatch-log subscriber) is queued,
 ///   and runs after the current one and before the outermost `invoke` returns. Chains of
@@ -26,6 +27,8 @@
 ///   another thread's dispatch runs waits for it; so do not make a `reduce(with:)` or a
 ///   `.current` observer wait for another thread that may dispatch (use
 ///   ``ExecuteQueue/main`` or ``ExecuteQueue/queue(_:)`` observers for such work).
+/// - **Making stores.** A store's `init()` runs holding the dispatcher, like a dispatch:
+///   what it dispatches is reduced once it has returned and the store is registered.
 /// - **No live store.** A state whose store has no live instance is dropped: nothing
 ///   crashes, nothing is kept, and the drop is reported to the dispatch log with the phase
 ///   ``DispatchEvent/Phase-swift.enum/droppedWithoutStore``.
@@ -79,6 +82,37 @@ public final class Dispatcher: @unchecked Sendable {
     /// ```
     public func unregisterAll() {
         registry.unregisterAll()
+    }
+
+    /// The live instance of `Store`, or a new one. See ``Storable/instantiate()``.
+    @inlinable
+    func instance<Store: Storable>(of type: Store.Type) -> Store {
+        if let store = registry.liveObject(of: ObjectIdentifier(type)) {
+            // The registry keeps a `Store` under `Store`'s key, and only that.
+            return unsafeDowncast(store, to: Store.self)
+        }
+        return makeInstance(of: type)
+    }
+
+    /// Makes and registers a `Store` (unless another thread just did) holding `mutex`,
+    /// like a dispatch: stores are made one at a time and never while another thread
+    /// dispatches. So a dispatch whose `reduce` or observer instantiates a store never
+    /// waits for an `init()` on another thread, which might itself be waiting to dispatch.
+    /// What `init()` dispatches is queued, and runs once the store is registered.
+    @usableFromInline
+    func makeInstance<Store: Storable>(of type: Store.Type) -> Store {
+        if mutex.isHeldByCurrentThread {
+            // Inside a dispatch (or a store's init) on this thread.
+            return registry.instance(of: type)
+        }
+        mutex.lock()
+        let store = registry.instance(of: type)
+        if hasQueued {
+            finishDispatchingLocked()
+        } else {
+            mutex.unlock()
+        }
+        return store
     }
 
     /// Dispatches `state` to the live instance of its store. See ``Actionable/invoke(_:)``.

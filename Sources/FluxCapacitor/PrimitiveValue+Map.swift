@@ -13,7 +13,10 @@ extension PrimitiveValue {
     /// The derived value holds this one, not the other way round: when nobody holds the
     /// derived value and nothing observes it, it goes away and stops observing this one.
     /// An observation of it keeps it alive until the observation is cleaned, so
-    /// `value.map(…).observe(…).cleaned(by: dustBuster)` works as it reads.
+    /// `value.map(…).observe(…).cleaned(by: dustBuster)` works as it reads. It also means
+    /// that an observation whose ``Dust`` is dropped uncleaned keeps the derived value, and
+    /// this value, alive for good (a plain `observe` ends with its value): clean it, or
+    /// hand it to a ``DustBuster``.
     ///
     /// Each call makes a new derived value that observes this one and runs `transform`
     /// on every change: make it once and keep it (in a store's `let`, say) rather than

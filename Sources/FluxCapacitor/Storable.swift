@@ -35,9 +35,12 @@ public protocol Storable: AnyObject, Sendable {
     /// The state this store reduces.
     associatedtype DispatchStateType: DispatchState where DispatchStateType.RelatedStoreType == Self
 
-    /// Makes an empty store. The dispatcher calls it from ``instantiate()``; a store's
-    /// `init()` may instantiate other stores and observe them, but must not instantiate
-    /// its own type (that would never end, and traps with a message that says so).
+    /// Makes an empty store. The dispatcher calls it from ``instantiate()``, holding the
+    /// dispatcher as a dispatch does: `init()` may instantiate other stores, observe them
+    /// and dispatch (what it dispatches is reduced once `init()` has returned and the store
+    /// is registered), but must not wait for other threads that dispatch, and must not
+    /// instantiate its own type (that would never end, and traps with a message that says
+    /// so).
     init()
 
     /// Applies `state` to the store's values. Called by the dispatcher only, one call at a
@@ -53,7 +56,8 @@ extension Storable {
     /// it. When the last reference goes, the store is freed, dispatches to it are dropped,
     /// and the next `instantiate()` makes a fresh one.
     ///
-    /// Any number of threads may call it at once; they all get the same instance.
+    /// Any number of threads may call it at once; they all get the same instance. A new
+    /// store is made while no dispatch runs on another thread.
     ///
     /// ```swift
     /// final class RepositoryViewModel {

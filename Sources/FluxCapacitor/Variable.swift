@@ -36,6 +36,11 @@ extension PrimitiveValue where Trait == MutableTrait {
     /// ```swift
     /// _repositories.value.append(contentsOf: page)
     /// ```
+    ///
+    /// An object that such a change lets go of (an element it removes) may be freed while
+    /// the variable is locked, so its `deinit` must not read, set or observe this variable
+    /// (that traps, with a message that says so). A value replaced by assigning is let go
+    /// of after the variable is unlocked, and its `deinit` may do anything.
     @inlinable
     public var value: Element {
         get {

@@ -138,4 +138,67 @@ struct ConcurrencyTests {
         #expect(CounterStore.instantiate() === kept)
         #expect(kept.count.value == 1_600)
     }
+
+    @Test func invokeReturnsAfterItsObserversRanWhileAnotherThreadIsSlowToTakeItsFirstValue() {
+        let store = CounterStore.instantiate()
+        let seen = Locked<[Int]>([])
+        let dust = store.count.observe { value in seen.withLock { $0.append(value) } }
+        let slowSeen = Locked<[Int]>([])
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let slowDone = DispatchSemaphore(value: 0)
+        let dispatcher = Dispatcher.current
+        Thread {
+            Dispatcher.withCurrent(dispatcher) {
+                let slow = store.count.observe(ignoreFirst: false) { value in
+                    slowSeen.withLock { $0.append(value) }
+                    if value == 0 {
+                        entered.signal()
+                        release.wait()
+                    }
+                }
+                slow.clean()
+            }
+            slowDone.signal()
+        }.start()
+        entered.wait()
+
+        CounterAction().invoke(.set(5))
+        let seenWhenInvokeReturned = seen.value
+        let first = Locked<[Int]>([])
+        let another = store.count.observe(ignoreFirst: false) { value in first.withLock { $0.append(value) } }
+        let firstWhenObserveReturned = first.value
+        release.signal()
+        slowDone.wait()
+
+        #expect(seenWhenInvokeReturned == [5])
+        #expect(firstWhenObserveReturned == [5])
+        #expect(slowSeen.value == [0, 5], "the slow observer still gets every value, in order")
+        dust.clean()
+        another.clean()
+    }
+
+    @Test func aFirstValueOnAQueueComesBeforeTheChangesThatRaceWithIt() {
+        let variable = Variable(0)
+        let queue = DispatchQueue(label: "first-value")
+        let setterDone = DispatchSemaphore(value: 0)
+        let setter = Thread {
+            for value in 1...2_000 { variable.value = value }
+            setterDone.signal()
+        }
+        let recorded = Locked<[Int]>([])
+
+        setter.start()
+        let dust = variable.observe(on: .queue(queue), ignoreFirst: false) { value in
+            recorded.withLock { $0.append(value) }
+        }
+        setterDone.wait()
+        queue.sync {}
+
+        let values = recorded.value
+        #expect(values == values.sorted())
+        #expect(Set(values).count == values.count)
+        #expect(values.last == 2_000)
+        dust.clean()
+    }
 }

@@ -63,4 +63,60 @@ struct LifetimeTests {
         }
         #expect(weakStore == nil)
     }
+
+    @Test func aReplacedValueIsReleasedAfterTheVariableLetGoOfItsLock() {
+        // The old value's deinit reads, observes and sets the same variable, and cleans
+        // one of its observers, as a child view model held in a Variable might.
+        let variable = Variable<ReleaseProbe?>(nil)
+        let seenInDeinit = Locked<[String]>([])
+        do {
+            let probe = ReleaseProbe { [variable] in
+                seenInDeinit.withLock { $0.append("read \(variable.value == nil)") }
+                variable.observe { _ in }.clean()
+                variable.value = nil
+            }
+            probe.dust = variable.observe { _ in }
+            variable.value = probe
+        }
+
+        variable.value = nil
+
+        #expect(seenInDeinit.value == ["read true"])
+        #expect(variable.core.observerCount == 0)
+    }
+
+    @Test func valuesQueuedDuringARoundAreReleasedAfterTheVariableLetGoOfItsLock() {
+        let variable = Variable<ReleaseProbe?>(nil)
+        let reads = Locked(0)
+        // An observer that sets the value again queues it: the queued values go when the
+        // round ends.
+        let dust = variable.observe { value in
+            if value?.tag == 1 {
+                variable.value = ReleaseProbe(tag: 2) { reads.withLock { $0 += variable.value == nil ? 1 : 0 } }
+            }
+        }
+        variable.value = ReleaseProbe(tag: 1) { _ = variable.value }
+        variable.value = nil
+
+        #expect(reads.value == 1)
+        dust.clean()
+    }
+}
+
+/// Runs `onDeinit` when released; holds an observation of whatever it is stored in.
+final class ReleaseProbe: @unchecked Sendable {
+    // Sendable: `dust` is set once before the probe is shared.
+    let tag: Int
+    var dust: Dust?
+    private let onDeinit: @Sendable () -> Void
+
+    init(tag: Int = 0, onDeinit: @escaping @Sendable () -> Void) {
+        self.tag = tag
+        self.onDeinit = onDeinit
+    }
+
+    deinit {
+        dust?.clean()
+        onDeinit()
+    }
 }

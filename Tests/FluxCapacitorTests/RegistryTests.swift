@@ -93,6 +93,69 @@ enum SelfInstantiatingState: DispatchState {
 
 struct SelfInstantiatingAction: Actionable { typealias DispatchStateType = SelfInstantiatingState }
 
+/// A store whose init dispatches: to itself and to the counter.
+final class StartupStore: Storable {
+    typealias DispatchStateType = StartupState
+    let loaded = Variable(0)
+    required init() {
+        StartupAction().invoke(.loaded(42))
+        CounterAction().invoke(.increment)
+    }
+    func reduce(with state: StartupState) {
+        if case .loaded(let value) = state { loaded.value = value }
+    }
+}
+
+enum StartupState: DispatchState {
+    typealias RelatedStoreType = StartupStore
+    typealias RelatedActionType = StartupAction
+    case loaded(Int)
+}
+
+struct StartupAction: Actionable { typealias DispatchStateType = StartupState }
+
+/// A store whose init dispatches, made by two threads at once in one test.
+final class RacingStartupStore: Storable {
+    typealias DispatchStateType = RacingStartupState
+    static let initStarted = DispatchSemaphore(value: 0)
+    required init() {
+        RacingStartupStore.initStarted.signal()
+        CounterAction().invoke(.increment)
+    }
+    func reduce(with state: RacingStartupState) {}
+}
+
+enum RacingStartupState: DispatchState {
+    typealias RelatedStoreType = RacingStartupStore
+    typealias RelatedActionType = RacingStartupAction
+    case nothing
+}
+
+struct RacingStartupAction: Actionable { typealias DispatchStateType = RacingStartupState }
+
+/// A store whose reduce instantiates `RacingStartupStore`, as a reduce or an observer that
+/// makes a view model might.
+final class StartupMakerStore: Storable {
+    typealias DispatchStateType = StartupMakerState
+    let made = Locked<[RacingStartupStore]>([])
+    required init() {}
+    func reduce(with state: StartupMakerState) {
+        // Give another thread the chance to start making the store first (it cannot: the
+        // dispatch holds the dispatcher; before, it could, and both waited forever).
+        _ = RacingStartupStore.initStarted.wait(timeout: .now() + .milliseconds(200))
+        let store = RacingStartupStore.instantiate()
+        made.withLock { $0.append(store) }
+    }
+}
+
+enum StartupMakerState: DispatchState {
+    typealias RelatedStoreType = StartupMakerStore
+    typealias RelatedActionType = StartupMakerAction
+    case make
+}
+
+struct StartupMakerAction: Actionable { typealias DispatchStateType = StartupMakerState }
+
 @Suite("Weak, type-keyed registry", .isolatedDispatcher)
 struct RegistryTests {
     @Test func instantiateReturnsTheLiveInstanceWhileItIsHeld() {
@@ -202,5 +265,41 @@ struct RegistryTests {
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("SelfInstantiatingStore.init() led to SelfInstantiatingStore.instantiate()"))
+    }
+
+    @Test func whatAStoresInitDispatchesIsReducedOnceTheStoreIsRegistered() {
+        let counter = CounterStore.instantiate()
+
+        let store = StartupStore.instantiate()
+
+        #expect(store.loaded.value == 42)
+        #expect(counter.count.value == 1)
+        #expect(StartupStore.instantiate() === store)
+    }
+
+    @Test func aDispatchThatInstantiatesAStoreDoesNotWaitForAnotherThreadsInitThatDispatches() {
+        let counter = CounterStore.instantiate()
+        let maker = StartupMakerStore.instantiate()
+        let other = Locked<RacingStartupStore?>(nil)
+        let dispatcher = Dispatcher.current
+        let done = DispatchGroup()
+        for index in 0..<2 {
+            done.enter()
+            Thread {
+                Dispatcher.withCurrent(dispatcher) {
+                    if index == 0 {
+                        StartupMakerAction().invoke(.make)
+                    } else {
+                        other.withLock { $0 = RacingStartupStore.instantiate() }
+                    }
+                }
+                done.leave()
+            }.start()
+        }
+
+        #expect(done.wait(timeout: .now() + .seconds(30)) == .success, "deadlock")
+        let made = maker.made.value
+        #expect(made.count == 1 && made.first === other.value)
+        #expect(counter.count.value == 1, "one store made, one init dispatch")
     }
 }

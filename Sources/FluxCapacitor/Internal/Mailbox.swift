@@ -12,8 +12,10 @@ final class Mailbox<Element: Sendable>: @unchecked Sendable {
     // Sendable: `values`, `head`, `isScheduled` and `isCancelled` are guarded by the
     // striped mutex for this object.
     private let target: DispatchQueue?
-    /// Each value with the dispatcher scope it was set in, to bind around the call.
-    private var values: [(value: Element, scope: Dispatcher?)] = []
+    /// Each value with the dispatcher scope it was set in, to bind around the call. A slot
+    /// is emptied as its value is taken, so that the last release of a value happens
+    /// outside the mutex (its deinit may run user code).
+    private var values: [(value: Element, scope: Dispatcher?)?] = []
     private var head = 0
     private var isScheduled = false
     private var isCancelled = false
@@ -58,7 +60,9 @@ final class Mailbox<Element: Sendable>: @unchecked Sendable {
                 mutex.unlock()
                 return
             }
-            let (value, scope) = values[head]
+            // Filled slots run from `head` to the end.
+            let (value, scope) = values[head]!
+            values[head] = nil
             head += 1
             mutex.unlock()
             if let scope {

@@ -43,6 +43,15 @@ class ObserverDust: Dust, @unchecked Sendable {
         cancelDeliveries()
     }
 
+    /// Whether the observer is in its core or joining it (not cleaned). Read with the
+    /// core's mutex held.
+    final var isInCore: Bool {
+        switch state {
+        case .pending, .active: true
+        case .leaving, .cancelledWhilePending, .removed: false
+        }
+    }
+
     /// Lets go of the handler once the observer has left its core for good.
     func retire() {}
 
@@ -66,6 +75,11 @@ final class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable
     /// `nil` for ``ExecuteQueue/current``.
     @usableFromInline
     let mailbox: Mailbox<Element>?
+    /// While the observing thread delivers the first value: the values that rounds handed
+    /// it meanwhile, to deliver after the first. `nil` otherwise. Guarded by the core's
+    /// mutex.
+    @exclusivity(unchecked)
+    var backlog: [Element]?
 
     @usableFromInline
     init(link: ObserverLink, queue: ExecuteQueue, handler: @escaping @Sendable (Element) -> Void) {
@@ -82,6 +96,16 @@ final class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable
     @inlinable
     func receive(_ value: Element) {
         guard let handler else { return }
+        if let mailbox {
+            mailbox.deliver(value, to: handler)
+        } else {
+            handler(value)
+        }
+    }
+
+    /// Hands `value` to the observer through `handler`, read under the core's mutex by
+    /// the caller, on the observer's queue.
+    func receive(_ value: Element, handler: @escaping @Sendable (Element) -> Void) {
         if let mailbox {
             mailbox.deliver(value, to: handler)
         } else {

@@ -8,7 +8,6 @@ final class StoreRegistry: @unchecked Sendable {
     // Sendable: `mutex` guards `table`. No user code runs while `mutex` is held. `table`
     // skips the runtime's dynamic exclusivity checks.
     private let mutex = Lock()
-    private let creationFinished = CreationGate()
     @exclusivity(unchecked)
     private var table = StoreTable()
 
@@ -35,59 +34,37 @@ final class StoreRegistry: @unchecked Sendable {
 
     /// The live instance of `type`, or a new one made with `init()` and registered.
     ///
-    /// One `init()` runs per store type at a time: threads that ask for a store another
-    /// thread is making wait for it and get the same instance. `init()` runs without the
-    /// registry locked, so it may instantiate other stores.
-    @usableFromInline
+    /// Call with the dispatcher's mutex held (see `Dispatcher.makeInstance(of:)`), which
+    /// makes one store at a time. `init()` runs without the registry locked, so it may
+    /// instantiate other stores.
     func instance<Store: Storable>(of type: Store.Type) -> Store {
         let key = ObjectIdentifier(type)
         mutex.lock()
-        if let bucket = table.bucket(of: key), let store = table.store(in: bucket) {
+        let bucket = table.bucket(of: key) ?? table.insert(key)
+        if let store = table.store(in: bucket) {
             mutex.unlock()
             return unsafeDowncast(store, to: Store.self)
         }
-        return makeInstanceLocked(of: type)
-    }
-
-    /// The slow path of `instance(of:)`: wait for another thread making the store, or make
-    /// it. Call with `mutex` held; unlocks.
-    private func makeInstanceLocked<Store: Storable>(of type: Store.Type) -> Store {
-        let key = ObjectIdentifier(type)
-        let me = ThreadID.current
-        while true {
-            let bucket = table.bucket(of: key) ?? table.insert(key)
-            if let store = table.store(in: bucket) {
-                mutex.unlock()
-                return unsafeDowncast(store, to: Store.self)
-            }
-            let creator = table.creator(in: bucket)
-            if creator == 0 {
-                table.setCreator(me, in: bucket)
-                break
-            }
-            if creator == me {
-                mutex.unlock()
-                preconditionFailure(
-                    "\(Store.self).init() led to \(Store.self).instantiate() on the same thread. "
-                        + "A store cannot instantiate itself while it is being made: "
-                        + "remove the call, or move it out of init().")
-            }
-            let generation = creationFinished.currentGeneration
+        let creator = table.creator(in: bucket)
+        if creator != 0 {
             mutex.unlock()
-            creationFinished.wait(whileGenerationIs: generation)
-            mutex.lock()
+            // Stores are made with the dispatcher held, so only this thread can be making it.
+            preconditionFailure(
+                "\(Store.self).init() led to \(Store.self).instantiate() on the same thread. "
+                    + "A store cannot instantiate itself while it is being made: "
+                    + "remove the call, or move it out of init().")
         }
+        table.setCreator(ThreadID.current, in: bucket)
         mutex.unlock()
 
         let store = Store()
 
         mutex.lock()
         // Buckets move when the table grows (another type may have been added meanwhile).
-        let bucket = table.bucket(of: key)!
-        table.setCreator(0, in: bucket)
-        table.setStore(store, in: bucket)
+        let placed = table.bucket(of: key)!
+        table.setCreator(0, in: placed)
+        table.setStore(store, in: placed)
         mutex.unlock()
-        creationFinished.open()
         return store
     }
 
@@ -108,10 +85,5 @@ final class StoreRegistry: @unchecked Sendable {
             table.setStore(nil, in: bucket)
         }
         mutex.unlock()
-    }
-
-    /// The number of live stores, for tests and diagnostics.
-    var liveCount: Int {
-        mutex.withLock { table.buckets.count(where: { table.store(in: $0) != nil }) }
     }
 }

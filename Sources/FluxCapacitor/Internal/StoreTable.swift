@@ -77,7 +77,7 @@ struct StoreTable {
             grow()
         }
         count += 1
-        return place(Self.key(type), store: nil, creator: 0)
+        return place(Self.key(type), store: WeakStore(), creator: 0)
     }
 
     /// The buckets in use.
@@ -96,7 +96,10 @@ struct StoreTable {
         Int(truncatingIfNeeded: ((key >> 3) &* 0x9E37_79B9_7F4A_7C15) >> UInt(shift))
     }
 
-    private mutating func place(_ key: UInt, store: AnyObject?, creator: UInt) -> Int {
+    /// Puts `key` in its bucket. `store` is copied as a weak reference, never loaded: a
+    /// load makes a strong reference, whose release could be a store's last, and run its
+    /// deinit with the registry's mutex held.
+    private mutating func place(_ key: UInt, store: WeakStore, creator: UInt) -> Int {
         let mask = keys.count - 1
         var index = home(of: key)
         while keys[index] != 0 {
@@ -104,7 +107,7 @@ struct StoreTable {
             index = (index + 1) & mask
         }
         keys[index] = key
-        stores[index].object = store
+        stores[index] = store
         creators[index] = creator
         return index
     }
@@ -118,7 +121,7 @@ struct StoreTable {
         creators = ContiguousArray(repeating: 0, count: capacity)
         shift -= 1
         for index in old.keys.indices where old.keys[index] != 0 {
-            _ = place(old.keys[index], store: old.stores[index].object, creator: old.creators[index])
+            _ = place(old.keys[index], store: old.stores[index], creator: old.creators[index])
         }
         old.stores.deinitialize(count: old.keys.count)
         old.stores.deallocate()

@@ -12,8 +12,7 @@
 ///   `pendingValues` and delivered by the drainer after the current round, so every
 ///   observer sees every value once, in the order they were set;
 /// - an observer added meanwhile waits in `pendingAdds` and joins at the first round
-///   after the version it registered at (its first value, if any, is delivered by the
-///   drainer in order with the rest);
+///   after the version it registered at;
 /// - an observer cleaned by the drainer itself leaves its slot at once (so it is not
 ///   called again in this round); one cleaned by another thread is queued in
 ///   `pendingRemovals` and removed between rounds.
@@ -21,7 +20,24 @@
 /// Nobody ever waits for observers to return, so observers may set values, observe,
 /// clean and dispatch without deadlock. A setter returns after its own round and those
 /// queued behind it; a setter that found another thread's round running returns at once,
-/// and that thread delivers its value.
+/// and that thread delivers its value. (A store's values are set only by `reduce`, under
+/// the dispatcher's lock, so their rounds never overlap and `invoke` returns after its
+/// observers ran.)
+///
+/// ## First values
+///
+/// `observe(ignoreFirst: false)` delivers the first value on the observing thread,
+/// without making it a round: the observer's `backlog` is set meanwhile, and a round that
+/// reaches it queues its value there for the observing thread, which delivers the backlog
+/// after the first value. So a slow first value holds up nobody else's notifications, and
+/// the new observer still sees every value in order. Rounds take that careful path only
+/// while `firstDeliveries` is not zero.
+///
+/// ## Releasing values
+///
+/// Values are let go of outside the mutex (a replaced value, queued values), because the
+/// last release of a value runs its `deinit`, which may read, set or observe this value,
+/// or dispatch.
 ///
 /// The common paths (set, deliver, observe and finish with nothing handed over) are
 /// inlinable, so that clients run them specialized for their element type; everything
@@ -35,8 +51,6 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     private struct PendingAdd {
         let record: Record
         let version: UInt64
-        /// The first value to deliver when the record joins, if the drainer delivers it.
-        let first: Element?
     }
 
     /// The value. Read and written with `mutex` held; `Variable.value`'s `_modify` yields
@@ -72,9 +86,12 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
 
     @inlinable
     func set(_ newValue: Element) {
+        var replaced = newValue
         lockOrTrap()
-        storage = newValue
+        swap(&storage, &replaced)
         didChangeLocked()
+        // The old value goes here, after the unlock: its deinit may reach this value.
+        withExtendedLifetime(replaced) {}
     }
 
     /// Locks for an in-place change of `storage` (no copy of the old value), which
@@ -120,8 +137,13 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         let value = storage
         let slots = observers.base
         let count = observers.count
+        let besideFirstDeliveries = firstDeliveries != 0
         mutex.unlock()
-        deliverRound(value, slots: slots, count: count)
+        if besideFirstDeliveries {
+            deliverRoundBesideFirstDeliveries(value, slots: slots, count: count)
+        } else {
+            deliverRound(value, slots: slots, count: count)
+        }
         finishDraining()
     }
 
@@ -196,33 +218,53 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         let drainer = self.drainer
         if drainer == ThreadID.current {
             // Inside a round on this thread: the first value goes out now, changes from
-            // the next version on come with the rounds.
+            // the next version on come with the rounds, which cannot run before this
+            // thread is back in its round.
             _ = flagHandoff()
-            pendingAdds.append(PendingAdd(record: record, version: version, first: nil))
+            pendingAdds.append(PendingAdd(record: record, version: version))
             let first = ignoreFirst ? nil : storage
             mutex.unlock()
             if let first {
                 record.receive(first)
             }
-        } else if drainer != 0 && flagHandoff() {
-            // Another thread's round: its drainer adds the observer, and delivers its first
-            // value in order with the rest.
-            pendingAdds.append(PendingAdd(record: record, version: version, first: ignoreFirst ? nil : storage))
-            mutex.unlock()
+            return
+        }
+        if drainer != 0 && flagHandoff() {
+            // Another thread's round: its drainer adds the observer at this version.
+            pendingAdds.append(PendingAdd(record: record, version: version))
         } else {
             record.state = .active(observers.append(record))
-            if ignoreFirst {
-                mutex.unlock()
-                return
-            }
-            // Deliver the first value as a drainer, so changes made meanwhile queue
-            // behind it and reach this observer after it.
-            becomeDrainer()
-            let first = storage
-            mutex.unlock()
-            record.receive(first)
-            finishDraining()
         }
+        guard !ignoreFirst, let handler = record.handler else {
+            mutex.unlock()
+            return
+        }
+        // Deliver the first value here, and what rounds queue for this observer meanwhile
+        // after it.
+        record.backlog = []
+        firstDeliveries += 1
+        let first = storage
+        mutex.unlock()
+        deliverFirst(first, to: record, handler: handler)
+    }
+
+    /// Delivers an observer's first value, then its backlog, until the backlog is empty or
+    /// the observer was cleaned. Call without `mutex`, after setting `record.backlog`.
+    private func deliverFirst(_ first: Element, to record: Record, handler: @escaping @Sendable (Element) -> Void) {
+        record.receive(first, handler: handler)
+        mutex.lock()
+        while record.backlog?.isEmpty == false, record.isInCore, let handler = record.handler {
+            let next = record.backlog!.removeFirst()
+            mutex.unlock()
+            record.receive(next, handler: handler)
+            mutex.lock()
+        }
+        let undelivered = record.backlog
+        record.backlog = nil
+        firstDeliveries -= 1
+        mutex.unlock()
+        // Values of a cleaned observer are let go of outside the lock.
+        withExtendedLifetime(undelivered) {}
     }
 
     /// The number of observers, for tests.
@@ -246,6 +288,30 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
             if let reference = slots[slot] {
                 // Every observer in this core's slab is a `Record`.
                 reference._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Record.self).receive(value) }
+            }
+        }
+    }
+
+    /// `deliverRound` while some observer's first value is being delivered by the thread
+    /// that observes: such an observer gets `value` in its backlog, delivered after its
+    /// first value by that thread.
+    @usableFromInline
+    func deliverRoundBesideFirstDeliveries(
+        _ value: Element, slots: UnsafeMutablePointer<ObserverSlab.Slot>?, count: Int
+    ) {
+        guard let slots else { return }
+        for slot in 0..<count {
+            guard let reference = slots[slot] else { continue }
+            reference._withUnsafeGuaranteedRef {
+                let record = unsafeDowncast($0, to: Record.self)
+                mutex.lock()
+                if record.backlog != nil {
+                    record.backlog!.append(value)
+                    mutex.unlock()
+                } else {
+                    mutex.unlock()
+                    record.receive(value)
+                }
             }
         }
     }
@@ -294,11 +360,6 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
                         continue
                     }
                     add.record.state = .active(observers.append(add.record))
-                    if let first = add.first {
-                        mutex.unlock()
-                        add.record.receive(first)
-                        mutex.lock()
-                    }
                     continue
                 }
             }
@@ -307,16 +368,24 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
                 pendingValuesHead += 1
                 let slots = observers.base
                 let count = observers.count
+                let besideFirstDeliveries = firstDeliveries != 0
                 mutex.unlock()
-                deliverRound(next.value, slots: slots, count: count)
+                if besideFirstDeliveries {
+                    deliverRoundBesideFirstDeliveries(next.value, slots: slots, count: count)
+                } else {
+                    deliverRound(next.value, slots: slots, count: count)
+                }
                 mutex.lock()
                 continue
             }
             break
         }
         mutex.storeWord(0)
+        // The delivered values are let go of after the unlock: their deinits may reach
+        // this value.
+        var delivered: [(value: Element, version: UInt64)] = []
         if pendingValuesHead > 0 {
-            pendingValues.removeAll(keepingCapacity: pendingValues.count <= 64)
+            swap(&delivered, &pendingValues)
             pendingValuesHead = 0
         }
         if pendingAddsHead > 0 {
@@ -338,5 +407,6 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         for record in skipped {
             record.retire()
         }
+        withExtendedLifetime(delivered) {}
     }
 }

@@ -69,6 +69,11 @@ class ValueCoreBase: @unchecked Sendable {
         }
     }
 
+    /// How many observers are getting their first value from the thread that observes
+    /// (see "First values" in ``ValueCore``); rounds check their backlogs while it is not 0.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var firstDeliveries = 0
     @exclusivity(unchecked)
     final var pendingRemovals: [ObserverDust] = []
     @exclusivity(unchecked)
@@ -124,8 +129,9 @@ class ValueCoreBase: @unchecked Sendable {
         case .pending:
             // A pending observer exists only while a round with a hand-over flag runs.
             if drainer != ThreadID.current {
-                // Not in a round of this thread, so its first value is not being
-                // delivered: the caller retires it, and the drainer skips it.
+                // Not in a round of this thread: the caller retires it, and the drainer
+                // skips it. (If its first value is being delivered, the thread delivering
+                // it holds its own copy of the handler and stops after it.)
                 observer.state = .removed
                 mutex.unlock()
                 return .retireObserver
