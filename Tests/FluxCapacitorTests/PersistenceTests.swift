@@ -65,6 +65,23 @@ final class ThreadRecordingStorage: PersistentStorage, @unchecked Sendable {
     }
 }
 
+/// A storage whose writes fail, and whose error handler flushes (as a handler that saves
+/// what it can might).
+final class FlushingOnErrorStorage: PersistentStorage, @unchecked Sendable {
+    // Sendable: `reported` is a `Locked`.
+    let reported = Locked<[PersistenceError]>([])
+
+    var coalescingInterval: Duration { .seconds(3600) }
+    func read(_ slot: String) throws -> Data? { nil }
+    func setAside(_ slot: String) throws -> String { slot }
+    func remove(_ slot: String) throws {}
+    func write(_ data: Data, to slot: String) throws { throw POSIXError(.ENOSPC) }
+    func report(_ error: PersistenceError) {
+        reported.withLock { $0.append(error) }
+        flush()
+    }
+}
+
 @Suite("Persisted values", .isolatedDispatcher)
 struct PersistenceTests {
     private func temporaryDirectory() -> URL {
@@ -86,6 +103,30 @@ struct PersistenceTests {
             #expect(second.recents.value == ["FluxCapacitor"])
         }
         #expect(storage.reportedErrors.isEmpty)
+    }
+
+    @Test func aValueRestoredWhileAnotherInTheSameSlotIsAliveSeesItsUnwrittenChange() {
+        // The first value is still alive (a view model may hold a store's value, or a
+        // value derived from it, after the store went away), its change not yet written.
+        let storage = InMemoryStorage(coalescingInterval: .seconds(3600))
+        let first = Variable(0, persistedAs: "count", in: storage)
+        first.value = 42
+
+        let second = Variable(0, persistedAs: "count", in: storage)
+
+        #expect(second.value == 42)
+        #expect(storage.writeCount(of: "count") == 1)
+        withExtendedLifetime(first) {}
+    }
+
+    @Test func aStorageWhoseErrorHandlerFlushesDoesNotDeadlock() {
+        let storage = FlushingOnErrorStorage()
+        do {
+            let variable = Variable(0, persistedAs: "count", in: storage)
+            variable.value = 1
+            storage.flush()
+        }
+        #expect(storage.reported.value.map(\.kind) == [.writeFailed])
     }
 
     @Test func aRestartWithFilesRestoresTheValues() throws {
