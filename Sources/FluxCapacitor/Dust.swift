@@ -17,7 +17,10 @@
 /// lives). Cleaning is idempotent and thread-safe, and may happen during a notification:
 /// an observer cleaned while a change is being delivered on the same thread is not called
 /// again, not even later in the same round. An observer cleaned from another thread while
-/// a change is being delivered receives at most that change.
+/// a change is being delivered may still receive that one change, after `clean()` has
+/// returned: `clean()` never waits for observers (which could deadlock). So capture what
+/// an observer uses weakly (`[weak self]`), not `unowned`, when its dust may be cleaned
+/// from another thread (a `deinit`, say).
 public class Dust: @unchecked Sendable {
     // Sendable: `hasBeenCleaned`, `action`, `buster` and `moreBusters` are guarded by the striped
     // mutex for this object (`StripedLocks.mutex(for: self)`).

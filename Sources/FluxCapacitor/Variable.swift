@@ -37,10 +37,12 @@ extension PrimitiveValue where Trait == MutableTrait {
     /// _repositories.value.append(contentsOf: page)
     /// ```
     ///
-    /// An object that such a change lets go of (an element it removes) may be freed while
-    /// the variable is locked, so its `deinit` must not read, set or observe this variable
-    /// (that traps, with a message that says so). A value replaced by assigning is let go
-    /// of after the variable is unlocked, and its `deinit` may do anything.
+    /// The variable stays locked while such a change runs, so keep the mutating code plain:
+    /// it must not read, set or observe this variable (that traps, with a message that says
+    /// so), and should not clean dust, set other variables or dispatch, which could wait
+    /// on a thread that waits on this variable. The same holds for the `deinit` of an
+    /// object the change lets go of (an element it removes). A value replaced by assigning
+    /// is let go of after the variable is unlocked, and its `deinit` may do anything.
     @inlinable
     public var value: Element {
         get {

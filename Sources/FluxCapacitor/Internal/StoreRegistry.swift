@@ -70,11 +70,18 @@ final class StoreRegistry: @unchecked Sendable {
 
     /// Forgets `store` if it is the registered instance of its type.
     func unregister<Store: Storable>(_ store: Store) {
+        // The registered instance is let go of after the unlock: when it is another
+        // instance, that release may be its last, and run its deinit.
+        var registered: AnyObject?
         mutex.lock()
-        if let bucket = table.bucket(of: ObjectIdentifier(Store.self)), table.store(in: bucket) === store {
-            table.setStore(nil, in: bucket)
+        if let bucket = table.bucket(of: ObjectIdentifier(Store.self)) {
+            registered = table.store(in: bucket)
+            if registered === store {
+                table.setStore(nil, in: bucket)
+            }
         }
         mutex.unlock()
+        withExtendedLifetime(registered) {}
     }
 
     /// Forgets every registered store. Stores being made right now are registered when
