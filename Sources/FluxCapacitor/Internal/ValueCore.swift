@@ -27,9 +27,10 @@
 /// ## First values
 ///
 /// `observe(ignoreFirst: false)` delivers the first value on the observing thread,
-/// without making it a round: the observer's `backlog` is set meanwhile, and a round that
-/// reaches it queues its value there for the observing thread, which delivers the backlog
-/// after the first value. So a slow first value holds up nobody else's notifications, and
+/// without making it a round: the observer has an entry in `backlogs` meanwhile, and a
+/// round that reaches it queues its value there for the observing thread, which delivers
+/// the backlog after the first value. (The backlogs live in the core, not in the
+/// observers, which stay small: an observer is one allocation per `observe`.) So a slow first value holds up nobody else's notifications, and
 /// the new observer still sees every value in order. Rounds take that careful path only
 /// while `firstDeliveries` is not zero.
 ///
@@ -67,6 +68,10 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     private var pendingAdds: [PendingAdd] = []
     @exclusivity(unchecked)
     private var pendingAddsHead = 0
+    /// The observers whose first value the observing thread is delivering, with the values
+    /// rounds handed them meanwhile; as many as `firstDeliveries`.
+    @exclusivity(unchecked)
+    private var backlogs: [(record: ObjectIdentifier, values: [Element])] = []
 
     @usableFromInline
     init(_ value: Element) {
@@ -241,7 +246,7 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         }
         // Deliver the first value here, and what rounds queue for this observer meanwhile
         // after it.
-        record.backlog = []
+        backlogs.append((ObjectIdentifier(record), []))
         firstDeliveries += 1
         let first = storage
         mutex.unlock()
@@ -249,18 +254,19 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     }
 
     /// Delivers an observer's first value, then its backlog, until the backlog is empty or
-    /// the observer was cleaned. Call without `mutex`, after setting `record.backlog`.
+    /// the observer was cleaned. Call without `mutex`, after adding the record's backlog.
     private func deliverFirst(_ first: Element, to record: Record, handler: @escaping @Sendable (Element) -> Void) {
         record.receive(first, handler: handler)
         mutex.lock()
-        while record.backlog?.isEmpty == false, record.isInCore, let handler = record.handler {
-            let next = record.backlog!.removeFirst()
+        while let index = backlogIndex(of: record), !backlogs[index].values.isEmpty, record.isInCore,
+            let handler = record.handler
+        {
+            let next = backlogs[index].values.removeFirst()
             mutex.unlock()
             record.receive(next, handler: handler)
             mutex.lock()
         }
-        let undelivered = record.backlog
-        record.backlog = nil
+        let undelivered = backlogs.remove(at: backlogIndex(of: record)!).values
         firstDeliveries -= 1
         mutex.unlock()
         // Values of a cleaned observer are let go of outside the lock.
@@ -305,8 +311,8 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
             reference._withUnsafeGuaranteedRef {
                 let record = unsafeDowncast($0, to: Record.self)
                 mutex.lock()
-                if record.backlog != nil {
-                    record.backlog!.append(value)
+                if let index = backlogIndex(of: record) {
+                    backlogs[index].values.append(value)
                     mutex.unlock()
                 } else {
                     mutex.unlock()
@@ -314,6 +320,12 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Where `record`'s backlog is, if its first value is being delivered. Call with
+    /// `mutex` held.
+    private func backlogIndex(of record: Record) -> Int? {
+        backlogs.firstIndex { $0.record == ObjectIdentifier(record) }
     }
 
     /// Stops being the drainer, after running whatever was handed over during the round.
