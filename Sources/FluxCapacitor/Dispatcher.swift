@@ -87,11 +87,7 @@ public final class Dispatcher: @unchecked Sendable {
     /// The live instance of `Store`, or a new one. See ``Storable/instantiate()``.
     @inlinable
     func instance<Store: Storable>(of type: Store.Type) -> Store {
-        if let store = registry.liveObject(of: ObjectIdentifier(type)) {
-            // The registry keeps a `Store` under `Store`'s key, and only that.
-            return unsafeDowncast(store, to: Store.self)
-        }
-        return makeInstance(of: type)
+        registry.liveInstance(of: type) ?? makeInstance(of: type)
     }
 
     /// Makes and registers a `Store` (unless another thread just did) holding `mutex`,
@@ -107,11 +103,7 @@ public final class Dispatcher: @unchecked Sendable {
         }
         mutex.lock()
         let store = registry.instance(of: type)
-        if hasQueued {
-            finishDispatchingLocked()
-        } else {
-            mutex.unlock()
-        }
+        finishDispatching()
         return store
     }
 
@@ -128,11 +120,7 @@ public final class Dispatcher: @unchecked Sendable {
         }
         mutex.lock()
         deliver(state)
-        if hasQueued {
-            finishDispatchingLocked()
-        } else {
-            mutex.unlock()
-        }
+        finishDispatching()
     }
 
     /// Reduces `state` in its live store and tells the log. Runs with `mutex` held.
@@ -142,10 +130,7 @@ public final class Dispatcher: @unchecked Sendable {
             deliverLogged(state)
             return
         }
-        if let store = registry.liveObject(of: ObjectIdentifier(State.RelatedStoreType.self)) {
-            // The registry keeps a `State.RelatedStoreType` under this key, and only that.
-            unsafeDowncast(store, to: State.RelatedStoreType.self).reduce(with: state)
-        }
+        registry.liveInstance(of: State.RelatedStoreType.self)?.reduce(with: state)
     }
 
     /// A dispatch made while one runs on this thread (which holds `mutex`): run it after
@@ -154,6 +139,17 @@ public final class Dispatcher: @unchecked Sendable {
     func enqueue<State: DispatchState>(_ state: State) {
         queued.append { dispatcher in dispatcher.deliver(state) }
         hasQueued = true
+    }
+
+    /// Lets other threads dispatch, after running what was queued meanwhile, if anything.
+    /// Call with `mutex` held; unlocks.
+    @inlinable
+    func finishDispatching() {
+        if hasQueued {
+            finishDispatchingLocked()
+        } else {
+            mutex.unlock()
+        }
     }
 
     /// Runs the dispatches queued meanwhile, then lets other threads dispatch. Call with

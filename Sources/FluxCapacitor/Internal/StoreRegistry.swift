@@ -26,7 +26,7 @@ final class StoreRegistry: @unchecked Sendable {
     }
 
     /// The live instance of `type`, if any.
-    @inline(__always)
+    @inlinable
     func liveInstance<Store: Storable>(of type: Store.Type) -> Store? {
         // The registry keeps a `Store` under `Store`'s key, and only that.
         liveObject(of: ObjectIdentifier(type)).map { unsafeDowncast($0, to: Store.self) }
