@@ -29,10 +29,10 @@
 /// `observe(ignoreFirst: false)` delivers the first value on the observing thread,
 /// without making it a round: the observer has an entry in `backlogs` meanwhile, and a
 /// round that reaches it queues its value there for the observing thread, which delivers
-/// the backlog after the first value. (The backlogs live in the core, not in the
-/// observers, which stay small: an observer is one allocation per `observe`.) So a slow first value holds up nobody else's notifications, and
-/// the new observer still sees every value in order. Rounds take that careful path only
-/// while `firstDeliveries` is not zero.
+/// the backlog after the first value. So a slow first value holds up nobody else's
+/// notifications, and the new observer still sees every value in order. Rounds take that
+/// careful path only while `backlogs` is not empty. (The backlogs live in the core, not in
+/// the observers, which stay small: an observer is one allocation per `observe`.)
 ///
 /// ## Releasing values
 ///
@@ -69,9 +69,10 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     @exclusivity(unchecked)
     private var pendingAddsHead = 0
     /// The observers whose first value the observing thread is delivering, with the values
-    /// rounds handed them meanwhile; as many as `firstDeliveries`.
+    /// rounds handed them meanwhile.
+    @usableFromInline
     @exclusivity(unchecked)
-    private var backlogs: [(record: ObjectIdentifier, values: [Element])] = []
+    var backlogs: [(record: ObjectIdentifier, values: [Element])] = []
 
     @usableFromInline
     init(_ value: Element) {
@@ -142,13 +143,9 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         let value = storage
         let slots = observers.base
         let count = observers.count
-        let besideFirstDeliveries = firstDeliveries != 0
+        let besideFirstDeliveries = !backlogs.isEmpty
         mutex.unlock()
-        if besideFirstDeliveries {
-            deliverRoundBesideFirstDeliveries(value, slots: slots, count: count)
-        } else {
-            deliverRound(value, slots: slots, count: count)
-        }
+        deliverRound(value, slots: slots, count: count, besideFirstDeliveries: besideFirstDeliveries)
         finishDraining()
     }
 
@@ -247,7 +244,6 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         // Deliver the first value here, and what rounds queue for this observer meanwhile
         // after it.
         backlogs.append((ObjectIdentifier(record), []))
-        firstDeliveries += 1
         let first = storage
         mutex.unlock()
         deliverFirst(first, to: record, handler: handler)
@@ -267,7 +263,6 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
             mutex.lock()
         }
         let undelivered = backlogs.remove(at: backlogIndex(of: record)!).values
-        firstDeliveries -= 1
         mutex.unlock()
         // Values of a cleaned observer are let go of outside the lock.
         withExtendedLifetime(undelivered) {}
@@ -286,8 +281,16 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
 
     // MARK: Delivery
 
+    /// Calls every observer in `slots` with `value`; `besideFirstDeliveries` (read with
+    /// `mutex` held when the round started) says whether some may need it in their backlog.
     @inlinable
-    func deliverRound(_ value: Element, slots: UnsafeMutablePointer<ObserverSlab.Slot>?, count: Int) {
+    func deliverRound(
+        _ value: Element, slots: UnsafeMutablePointer<ObserverSlab.Slot>?, count: Int, besideFirstDeliveries: Bool
+    ) {
+        if besideFirstDeliveries {
+            deliverRoundBesideFirstDeliveries(value, slots: slots, count: count)
+            return
+        }
         guard let slots else { return }
         for slot in 0..<count {
             // Re-read each slot: an observer may have cleaned a later one.
@@ -380,13 +383,9 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
                 pendingValuesHead += 1
                 let slots = observers.base
                 let count = observers.count
-                let besideFirstDeliveries = firstDeliveries != 0
+                let besideFirstDeliveries = !backlogs.isEmpty
                 mutex.unlock()
-                if besideFirstDeliveries {
-                    deliverRoundBesideFirstDeliveries(next.value, slots: slots, count: count)
-                } else {
-                    deliverRound(next.value, slots: slots, count: count)
-                }
+                deliverRound(next.value, slots: slots, count: count, besideFirstDeliveries: besideFirstDeliveries)
                 mutex.lock()
                 continue
             }

@@ -69,11 +69,6 @@ class ValueCoreBase: @unchecked Sendable {
         }
     }
 
-    /// How many observers are getting their first value from the thread that observes
-    /// (see "First values" in ``ValueCore``); rounds check their backlogs while it is not 0.
-    @usableFromInline
-    @exclusivity(unchecked)
-    final var firstDeliveries = 0
     @exclusivity(unchecked)
     final var pendingRemovals: [ObserverDust] = []
     @exclusivity(unchecked)
