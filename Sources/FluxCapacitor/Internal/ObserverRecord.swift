@@ -95,15 +95,12 @@ final class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable
     @inlinable
     func receive(_ value: Element) {
         guard let handler else { return }
-        if let mailbox {
-            mailbox.deliver(value, to: handler)
-        } else {
-            handler(value)
-        }
+        receive(value, handler: handler)
     }
 
-    /// Hands `value` to the observer through `handler`, read under the core's mutex by
-    /// the caller, on the observer's queue.
+    /// Hands `value` to the observer through `handler` (read by the caller), on the
+    /// observer's queue.
+    @inlinable
     func receive(_ value: Element, handler: @escaping @Sendable (Element) -> Void) {
         if let mailbox {
             mailbox.deliver(value, to: handler)
