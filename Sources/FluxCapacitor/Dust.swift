@@ -13,7 +13,7 @@
 /// ```
 ///
 /// A dust that you drop without cleaning does not end its observation (as in
-/// FluxCapacitor 0.10, `_ = value.observe { … }` observes for as long as the value
+/// FluxCapacitor 0.10 and 0.11, `_ = value.observe { … }` observes for as long as the value
 /// lives). Cleaning is idempotent and thread-safe, and may happen during a notification:
 /// an observer cleaned while a change is being delivered on the same thread is not called
 /// again, not even later in the same round. An observer cleaned from another thread while

@@ -22,14 +22,15 @@ extension PrimitiveValue {
     ///
     /// - Parameters:
     ///   - queue: Where to call `changes`.
-    ///   - ignoreFirst: When `false`, `changes` is first called with the current value.
+    ///   - ignoreFirst: When `false` (the default), `changes` is first called with the
+    ///     current value; pass `true` to be told of changes only.
     ///   - object: The object whose life bounds the observation.
     ///   - changes: Called with the object and each value, in order.
     @preconcurrency
     @discardableResult
     public func observe<Object: AnyObject & Sendable>(
         on queue: ExecuteQueue,
-        ignoreFirst: Bool = true,
+        ignoreFirst: Bool = false,
         duringScopeOf object: Object,
         changes: @escaping @Sendable (Object, Element) -> Void
     ) -> Dust {
@@ -67,7 +68,7 @@ extension PrimitiveValue {
     @MainActor
     @discardableResult
     public func observe<Object: AnyObject>(
-        ignoreFirst: Bool = true,
+        ignoreFirst: Bool = false,
         duringScopeOf object: Object,
         changes: @escaping @MainActor (Object, Element) -> Void
     ) -> Dust {

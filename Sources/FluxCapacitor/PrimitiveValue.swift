@@ -18,7 +18,7 @@ public protocol ValueTrait {}
 /// let constant = Constant(variable)
 ///
 /// let dust = constant.observe { value in
-///     print(value) // 10
+///     print(value) // 0 -> 10
 /// }
 /// variable.value = 10
 /// dust.clean()
@@ -35,15 +35,15 @@ public final class PrimitiveValue<Trait: ValueTrait, Element: Sendable>: Sendabl
         self.core = core
     }
 
-    /// Calls `changes` with every value set from now on, on `queue`, until the returned
-    /// ``Dust`` is cleaned.
+    /// Calls `changes` with the current value, then with every value set from now on, on
+    /// `queue`, until the returned ``Dust`` is cleaned.
     ///
     /// - Parameters:
     ///   - queue: Where to call `changes`; ``ExecuteQueue/current`` by default.
-    ///   - ignoreFirst: When `false`, `changes` is first called with the current value,
-    ///     on `queue` like every later one. Reading the current value and registering are
-    ///     one step, so no value set in between is missed. `true` by default, as in
-    ///     FluxCapacitor 0.10, whose `observe` reported changes only.
+    ///   - ignoreFirst: When `false` (the default, as in FluxCapacitor 0.10.1 and later),
+    ///     `changes` is first called with the current value, on `queue` like every later
+    ///     one. Reading the current value and registering are one step, so no value set in
+    ///     between is missed. Pass `true` to be told of changes only.
     ///   - changes: Called with each value, in the order the values were set, each once,
     ///     never twice at the same time.
     /// - Returns: A ``Dust`` that ends the observation; clean it, or hand it to a
@@ -51,8 +51,8 @@ public final class PrimitiveValue<Trait: ValueTrait, Element: Sendable>: Sendabl
     ///
     /// ```swift
     /// store.repositories
-    ///     .observe(on: .main, ignoreFirst: false) { repositories in
-    ///         render(repositories)
+    ///     .observe(on: .main) { repositories in
+    ///         render(repositories) // the current repositories, then each change
     ///     }
     ///     .cleaned(by: dustBuster)
     /// ```
@@ -65,7 +65,7 @@ public final class PrimitiveValue<Trait: ValueTrait, Element: Sendable>: Sendabl
     @inlinable
     public func observe(
         on queue: ExecuteQueue = .current,
-        ignoreFirst: Bool = true,
+        ignoreFirst: Bool = false,
         changes: @escaping @Sendable (Element) -> Void
     ) -> Dust {
         core.observe(on: queue, ignoreFirst: ignoreFirst, changes: changes)

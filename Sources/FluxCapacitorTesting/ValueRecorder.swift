@@ -21,8 +21,8 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     private let storage = RecordingBuffer<Element>()
     private let subscription: Dust
 
-    /// Starts recording `value` on `queue`: its current value first (unlike `observe`,
-    /// whose default is to report changes only), unless `ignoreFirst` is `true`.
+    /// Starts recording `value` on `queue`: its current value first, as `observe` delivers
+    /// it, unless `ignoreFirst` is `true`.
     ///
     /// ```swift
     /// let counts = ValueRecorder(store.count)

@@ -48,8 +48,8 @@ struct ConcurrencyTests {
         let first = Locked<[Int]>([])
         let second = Locked<[Int]>([])
         let dusts = [
-            variable.observe { value in first.withLock { $0.append(value) } },
-            variable.observe { value in second.withLock { $0.append(value) } },
+            variable.observe(ignoreFirst: true) { value in first.withLock { $0.append(value) } },
+            variable.observe(ignoreFirst: true) { value in second.withLock { $0.append(value) } },
         ]
         onThreads(4) { thread in
             for step in 1...500 {
@@ -109,7 +109,7 @@ struct ConcurrencyTests {
                 }
             } else {
                 for _ in 0..<300 {
-                    let dust = variable.observe { _ in calls.withLock { $0 += 1 } }
+                    let dust = variable.observe(ignoreFirst: true) { _ in calls.withLock { $0 += 1 } }
                     dust.clean()
                     dust.clean()
                 }
@@ -126,7 +126,7 @@ struct ConcurrencyTests {
             for step in 0..<200 {
                 let store = CounterStore.instantiate()
                 if step.isMultiple(of: 20) {
-                    store.count.observe { _ in heard.withLock { $0 += 1 } }.cleaned(by: buster)
+                    store.count.observe(ignoreFirst: true) { _ in heard.withLock { $0 += 1 } }.cleaned(by: buster)
                 }
                 CounterAction().invoke(.increment)
                 if thread == 0, step.isMultiple(of: 50) {
@@ -142,7 +142,7 @@ struct ConcurrencyTests {
     @Test func invokeReturnsAfterItsObserversRanWhileAnotherThreadIsSlowToTakeItsFirstValue() {
         let store = CounterStore.instantiate()
         let seen = Locked<[Int]>([])
-        let dust = store.count.observe { value in seen.withLock { $0.append(value) } }
+        let dust = store.count.observe(ignoreFirst: true) { value in seen.withLock { $0.append(value) } }
         let slowSeen = Locked<[Int]>([])
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)

@@ -69,7 +69,8 @@ struct DerivedValueTests {
         let source = Variable(0)
         let seen = Locked<[Int]>([])
         let buster = DustBuster()
-        source.map { $0 * 2 }.observe { value in seen.withLock { $0.append(value) } }.cleaned(by: buster)
+        source.map { $0 * 2 }.observe(ignoreFirst: true) { value in seen.withLock { $0.append(value) } }.cleaned(
+            by: buster)
         source.value = 1
         source.value = 2
         #expect(seen.value == [2, 4])

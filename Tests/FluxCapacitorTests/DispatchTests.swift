@@ -43,7 +43,7 @@ struct DispatchTests {
     @Test func invokeReturnsAfterTheStoreReducedAndCurrentObserversRan() {
         let store = CounterStore.instantiate()
         let seen = Locked<[Int]>([])
-        let dust = store.count.observe { value in seen.withLock { $0.append(value) } }
+        let dust = store.count.observe(ignoreFirst: true) { value in seen.withLock { $0.append(value) } }
         defer { dust.clean() }
 
         CounterAction().invoke(.increment)
@@ -61,13 +61,13 @@ struct DispatchTests {
             events.withLock { $0.append((event.phase, String(describing: event.storeType))) }
         }
         defer { dust.clean() }
-        let madeBefore = CounterStore.made.value
+        let madeBefore = CounterStore.made.inCurrentDispatcher
 
         CounterAction().invoke(.increment)
 
         #expect(events.value.map(\.0) == [.droppedWithoutStore])
         #expect(events.value.map(\.1) == ["CounterStore"])
-        #expect(CounterStore.made.value == madeBefore, "a dropped dispatch must not make a store")
+        #expect(CounterStore.made.inCurrentDispatcher == madeBefore, "a dropped dispatch must not make a store")
     }
 
     @Test func aDroppedStateIsReleased() {
@@ -118,14 +118,14 @@ struct DispatchTests {
     @Test func aDispatchFromAnObserverRunsAfterTheCurrentOneAndBeforeTheOuterInvokeReturns() {
         let store = CounterStore.instantiate()
         let order = Locked<[String]>([])
-        let first = store.count.observe { value in
+        let first = store.count.observe(ignoreFirst: true) { value in
             order.withLock { $0.append("first sees \(value)") }
             if value == 1 {
                 CounterAction().invoke(.set(10))
                 order.withLock { $0.append("first's invoke returned") }
             }
         }
-        let second = store.count.observe { value in
+        let second = store.count.observe(ignoreFirst: true) { value in
             order.withLock { $0.append("second sees \(value)") }
         }
         defer {

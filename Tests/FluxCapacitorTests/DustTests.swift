@@ -8,7 +8,7 @@ struct DustTests {
     @Test func cleaningEndsTheObservationAndCleaningTwiceIsSafe() {
         let variable = Variable(0)
         let seen = Locked<[Int]>([])
-        let dust = variable.observe { value in seen.withLock { $0.append(value) } }
+        let dust = variable.observe(ignoreFirst: true) { value in seen.withLock { $0.append(value) } }
         variable.value = 1
         dust.clean()
         dust.clean()
@@ -22,14 +22,14 @@ struct DustTests {
         let variable = Variable(0)
         let calls = Locked<[String]>([])
         let victim = Locked<Dust?>(nil)
-        let cleaner = variable.observe { _ in
+        let cleaner = variable.observe(ignoreFirst: true) { _ in
             calls.withLock { $0.append("cleaner") }
             victim.value?.clean()
         }
         victim.withLock {
-            $0 = variable.observe { _ in calls.withLock { $0.append("victim") } }
+            $0 = variable.observe(ignoreFirst: true) { _ in calls.withLock { $0.append("victim") } }
         }
-        let bystander = variable.observe { _ in calls.withLock { $0.append("bystander") } }
+        let bystander = variable.observe(ignoreFirst: true) { _ in calls.withLock { $0.append("bystander") } }
 
         variable.value = 1
         variable.value = 2
@@ -43,7 +43,7 @@ struct DustTests {
         let calls = Locked(0)
         let own = Locked<Dust?>(nil)
         own.withLock {
-            $0 = variable.observe { _ in
+            $0 = variable.observe(ignoreFirst: true) { _ in
                 calls.withLock { $0 += 1 }
                 own.value?.clean()
             }
@@ -58,8 +58,8 @@ struct DustTests {
         let variable = Variable(0)
         let calls = Locked(0)
         let buster = DustBuster()
-        variable.observe { _ in calls.withLock { $0 += 1 } }.cleaned(by: buster)
-        variable.observe { _ in calls.withLock { $0 += 1 } }.cleaned(by: buster)
+        variable.observe(ignoreFirst: true) { _ in calls.withLock { $0 += 1 } }.cleaned(by: buster)
+        variable.observe(ignoreFirst: true) { _ in calls.withLock { $0 += 1 } }.cleaned(by: buster)
         variable.value = 1
         #expect(calls.value == 2)
         buster.clean()
@@ -67,7 +67,7 @@ struct DustTests {
         variable.value = 2
         #expect(calls.value == 2)
 
-        variable.observe { _ in calls.withLock { $0 += 1 } }.cleaned(by: buster)
+        variable.observe(ignoreFirst: true) { _ in calls.withLock { $0 += 1 } }.cleaned(by: buster)
         variable.value = 3
         #expect(calls.value == 3)
     }
@@ -77,7 +77,7 @@ struct DustTests {
         let calls = Locked(0)
         do {
             let buster = DustBuster()
-            variable.observe { _ in calls.withLock { $0 += 1 } }.cleaned(by: buster)
+            variable.observe(ignoreFirst: true) { _ in calls.withLock { $0 += 1 } }.cleaned(by: buster)
             variable.value = 1
         }
         variable.value = 2

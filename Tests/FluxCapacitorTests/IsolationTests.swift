@@ -79,7 +79,7 @@ struct IsolationTests {
         let inScope: Bool = await withCheckedContinuation { continuation in
             let dust = Locked<Dust?>(nil)
             dust.withLock {
-                $0 = store.count.observe(on: .queue(DispatchQueue(label: "observer"))) { _ in
+                $0 = store.count.observe(on: .queue(DispatchQueue(label: "observer")), ignoreFirst: true) { _ in
                     continuation.resume(returning: Dispatcher.current === dispatcher)
                     dust.value?.clean()
                 }

@@ -19,18 +19,72 @@ struct ObservationTests {
 
         variable.value = 10
         #expect(constant.value == 10)
-        #expect(fromVariable.value == [10])
-        #expect(fromConstant.value == [10])
+        // The README's "0 -> 10", for both.
+        #expect(fromVariable.value == [0, 10])
+        #expect(fromConstant.value == [0, 10])
     }
 
-    @Test func observeReportsChangesOnlyByDefault() {
+    @Test func observeStartsWithTheCurrentValueByDefaultAsFluxCapacitor011Did() {
         let variable = Variable(1)
         let seen = Locked<[Int]>([])
         let dust = variable.observe { value in seen.withLock { $0.append(value) } }
         defer { dust.clean() }
+        #expect(seen.value == [1])
+        variable.value = 2
+        #expect(seen.value == [1, 2])
+    }
+
+    @Test func observeWithIgnoreFirstTrueReportsChangesOnly() {
+        let variable = Variable(1)
+        let seen = Locked<[Int]>([])
+        let dust = variable.observe(ignoreFirst: true) { value in seen.withLock { $0.append(value) } }
+        defer { dust.clean() }
         #expect(seen.value.isEmpty)
         variable.value = 2
         #expect(seen.value == [2])
+    }
+
+    @Test func everyObserveOverloadStartsWithTheCurrentValueByDefault() {
+        final class Screen: Sendable {
+            let shown = Locked<[Int]>([])
+        }
+        let variable = Variable(5)
+        let screen = Screen()
+        let plain = Locked<[Int]>([])
+        let onQueue = Locked<[Int]>([])
+        let queue = DispatchQueue(label: "observer")
+        let dusts = [
+            variable.observe { value in plain.withLock { $0.append(value) } },
+            variable.observe(on: .queue(queue)) { value in onQueue.withLock { $0.append(value) } },
+            variable.observe(on: .current, duringScopeOf: screen) { screen, value in
+                screen.shown.withLock { $0.append(value) }
+            },
+        ]
+        defer { dusts.forEach { $0.clean() } }
+        queue.sync {}
+        #expect(plain.value == [5])
+        #expect(onQueue.value == [5])
+        #expect(screen.shown.value == [5])
+    }
+
+    @Test func aDustCleanedBeforeAChangeLeavesTheObserverWithTheCurrentValueOnly() {
+        let variable = Variable(0)
+        let seen = Locked<[Int]>([])
+        let dust = variable.observe { value in seen.withLock { $0.append(value) } }
+        dust.clean()
+        variable.value = 10
+        #expect(seen.value == [0])
+    }
+
+    @Test func aBusterReleasedBeforeAChangeLeavesTheObserverWithTheCurrentValueOnly() {
+        let variable = Variable(0)
+        let seen = Locked<[Int]>([])
+        do {
+            let dustBuster = DustBuster()
+            variable.observe { value in seen.withLock { $0.append(value) } }.cleaned(by: dustBuster)
+        }
+        variable.value = 10
+        #expect(seen.value == [0])
     }
 
     @Test func observeWithIgnoreFirstFalseStartsWithTheCurrentValue() {
@@ -47,12 +101,12 @@ struct ObservationTests {
         let variable = Variable(0)
         let order = Locked<[Int]>([])
         var dusts = (0..<10).map { index in
-            variable.observe { _ in order.withLock { $0.append(index) } }
+            variable.observe(ignoreFirst: true) { _ in order.withLock { $0.append(index) } }
         }
         // Holes left by cleaning must not reorder the rest.
         dusts[3].clean()
         dusts[7].clean()
-        dusts.append(variable.observe { _ in order.withLock { $0.append(10) } })
+        dusts.append(variable.observe(ignoreFirst: true) { _ in order.withLock { $0.append(10) } })
         variable.value = 1
         #expect(order.value == [0, 1, 2, 4, 5, 6, 8, 9, 10])
         dusts.forEach { $0.clean() }
@@ -63,14 +117,14 @@ struct ObservationTests {
         let first = Locked<[Int]>([])
         let second = Locked<[Int]>([])
         let dusts = [
-            variable.observe { value in
+            variable.observe(ignoreFirst: true) { value in
                 first.withLock { $0.append(value) }
                 if value < 3 {
                     variable.value = value + 1
                     #expect(variable.value == value + 1, "the new value is readable at once")
                 }
             },
-            variable.observe { value in second.withLock { $0.append(value) } },
+            variable.observe(ignoreFirst: true) { value in second.withLock { $0.append(value) } },
         ]
         defer { dusts.forEach { $0.clean() } }
 
@@ -83,7 +137,7 @@ struct ObservationTests {
         let variable = Variable(0)
         let late = Locked<[Int]>([])
         let lateDust = Locked<Dust?>(nil)
-        let dust = variable.observe { value in
+        let dust = variable.observe(ignoreFirst: true) { value in
             guard value == 1 else { return }
             let added = variable.observe(ignoreFirst: false) { value in late.withLock { $0.append(value) } }
             lateDust.withLock { $0 = added }
@@ -101,7 +155,7 @@ struct ObservationTests {
     @Test func changingTheValueInPlaceNotifiesOnce() {
         let variable = Variable<[Int]>([])
         let seen = Locked<[[Int]]>([])
-        let dust = variable.observe { value in seen.withLock { $0.append(value) } }
+        let dust = variable.observe(ignoreFirst: true) { value in seen.withLock { $0.append(value) } }
         defer { dust.clean() }
         variable.value.append(1)
         variable.value.append(contentsOf: [2, 3])
@@ -141,7 +195,7 @@ struct ObservationTests {
         let inside = Locked(0)
         let overlapped = Locked(false)
         let done = DispatchSemaphore(value: 0)
-        let dust = variable.observe(on: .queue(queue)) { value in
+        let dust = variable.observe(on: .queue(queue), ignoreFirst: true) { value in
             if inside.withLock({
                 $0 += 1; return $0
             }) > 1 {

@@ -240,7 +240,7 @@ struct PersistenceTests {
         }
         let observed = Locked<[Int]>([])
         let variable = Variable(0, persistedAs: "count", in: storage)
-        let dust = variable.observe { value in observed.withLock { $0.append(value) } }
+        let dust = variable.observe(ignoreFirst: true) { value in observed.withLock { $0.append(value) } }
         defer { dust.clean() }
 
         variable.value = 1

@@ -1,8 +1,9 @@
 import FluxCapacitor
 import XCTest
 
-// The code of FluxCapacitor 0.10's README, as written there (only the API session is a
-// stub here). XCTest, because that is what the README's users wrote their tests in.
+// The code of the FluxCapacitor README of 0.10 and 0.11 (the last release), as written
+// there (only the API session is a stub here). XCTest, because that is what the README's
+// users wrote their tests in.
 
 struct GithubRepository: Equatable {
     let name: String
@@ -102,6 +103,37 @@ extension PrimitiveValue where Trait == ImmutableTrait {
     func snapshot() -> Element {
         value
     }
+
+    // The README's RxSwift bridge, with a stand-in for RxSwift (which this package does not
+    // depend on): `Observable.create { … self?.observe { observer.onNext($0) } … }`. It
+    // relies on `observe` delivering the current value first.
+    func asObservable() -> MiniObservable<Element> {
+        return MiniObservable.create { [weak self] observer in
+            let dust = self?.observe { observer.onNext($0) }
+            return MiniDisposable { dust?.clean() }
+        }
+    }
+}
+
+/// Just enough of RxSwift's `Observable.create` to replay the README's bridge.
+struct MiniObservable<Element: Sendable> {
+    let subscribeHandler: (MiniObserver<Element>) -> MiniDisposable
+
+    static func create(_ subscribe: @escaping (MiniObserver<Element>) -> MiniDisposable) -> Self {
+        Self(subscribeHandler: subscribe)
+    }
+
+    func subscribe(onNext: @escaping @Sendable (Element) -> Void) -> MiniDisposable {
+        subscribeHandler(MiniObserver(onNext: onNext))
+    }
+}
+
+struct MiniObserver<Element: Sendable>: Sendable {
+    let onNext: @Sendable (Element) -> Void
+}
+
+struct MiniDisposable {
+    let dispose: () -> Void
 }
 
 final class ReadmeExampleTests: XCTestCase {
@@ -122,11 +154,12 @@ final class ReadmeExampleTests: XCTestCase {
 
             repositoryAction.fetchRepositories(withUserId: "marty-suzuki", after: nil)
 
-            // The test runs on the main thread, so `.main` observers run at once.
+            // The test runs on the main thread, so `.main` observers run at once: one reload
+            // for the current (empty) repositories when observing starts, one for the fetch.
             XCTAssertEqual(store.repositories.value, [GithubRepository(name: "FluxCapacitor")])
             XCTAssertEqual(store.repositories.snapshot().count, 1)
             XCTAssertFalse(store.isRepositoryFetching.value)
-            XCTAssertEqual(reloads.value, 1)
+            XCTAssertEqual(reloads.value, 2)
             XCTAssertTrue(RepositoryStore.instantiate() === store)
 
             store.clear()
@@ -145,10 +178,30 @@ final class ReadmeExampleTests: XCTestCase {
         XCTAssertEqual(variable.value, 1)
         XCTAssertEqual(constant.value, 1)
 
-        let printed = Locked<[Int]>([])
-        _ = variable.observe { value in printed.withLock { $0.append(value) } }
-        _ = constant.observe { value in printed.withLock { $0.append(value) } }
-        variable.value = 10
-        XCTAssertEqual(printed.value, [10, 10])
+        // The README's example, on a fresh pair:
+        //     _ = variable.observe { value in print(value) } // 0 -> 10
+        //     _ = constant.observe { value in print(value) } // 0 -> 10
+        let readmeVariable = Variable<Int>(0)
+        let readmeConstant = Constant(readmeVariable)
+        let fromVariable = Locked<[Int]>([])
+        let fromConstant = Locked<[Int]>([])
+        _ = readmeVariable.observe { value in fromVariable.withLock { $0.append(value) } }
+        _ = readmeConstant.observe { value in fromConstant.withLock { $0.append(value) } }
+        readmeVariable.value = 10
+        XCTAssertEqual(fromVariable.value, [0, 10])
+        XCTAssertEqual(fromConstant.value, [0, 10])
+    }
+
+    func testTheRxSwiftBridgeOfTheReadmeGetsTheCurrentValueFirst() {
+        let variable = Variable<[String]>(["FluxCapacitor"])
+        let constant = Constant(variable)
+        let elements = Locked<[[String]]>([])
+        let disposable = constant.asObservable().subscribe { value in elements.withLock { $0.append(value) } }
+        XCTAssertEqual(elements.value, [["FluxCapacitor"]])
+        variable.value.append("ReSwift")
+        XCTAssertEqual(elements.value, [["FluxCapacitor"], ["FluxCapacitor", "ReSwift"]])
+        disposable.dispose()
+        variable.value = []
+        XCTAssertEqual(elements.value.count, 2, "nothing after dispose")
     }
 }

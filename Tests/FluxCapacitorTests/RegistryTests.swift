@@ -60,9 +60,9 @@ struct DependentAction: Actionable { typealias DispatchStateType = DependentStat
 /// A store that is slow to make, so that threads asking for it pile up while it is made.
 final class SlowToMakeStore: Storable {
     typealias DispatchStateType = SlowToMakeState
-    static let inits = Locked(0)
+    static let inits = CountPerDispatcher()
     required init() {
-        SlowToMakeStore.inits.withLock { $0 += 1 }
+        SlowToMakeStore.inits.increment()
         Thread.sleep(forTimeInterval: 0.005)
     }
     func reduce(with state: SlowToMakeState) {}
@@ -231,7 +231,6 @@ struct RegistryTests {
     }
 
     @Test func sixtyFourThreadsInstantiatingAtOnceGetOneInstance() {
-        let initsBefore = SlowToMakeStore.inits.value
         let instances = Locked<[SlowToMakeStore]>([])
         onThreads(64) { _ in
             let store = SlowToMakeStore.instantiate()
@@ -240,7 +239,7 @@ struct RegistryTests {
         let all = instances.value
         #expect(all.count == 64)
         #expect(all.allSatisfy { $0 === all[0] })
-        #expect(SlowToMakeStore.inits.value - initsBefore == 1)
+        #expect(SlowToMakeStore.inits.inCurrentDispatcher == 1)
     }
 
     @Test func storesWhoseInitInstantiatesAnotherStoreDoNotDeadlockAcrossThreads() {

@@ -48,7 +48,9 @@ struct ScopedObservationTests {
         let calls = Locked(0)
         do {
             let screen = Screen(deinits: deinits)
-            variable.observe(on: .current, duringScopeOf: screen) { _, _ in calls.withLock { $0 += 1 } }
+            variable.observe(on: .current, ignoreFirst: true, duringScopeOf: screen) { _, _ in
+                calls.withLock { $0 += 1 }
+            }
             variable.value = 1
         }
         #expect(deinits.value == 1, "the observation holds the object weakly")
@@ -61,7 +63,9 @@ struct ScopedObservationTests {
     @Test func aScopedObservationCanEndSoonerThroughItsDust() {
         let variable = Variable(0)
         let screen = Screen()
-        let dust = variable.observe(on: .current, duringScopeOf: screen) { screen, value in screen.show(value) }
+        let dust = variable.observe(on: .current, ignoreFirst: true, duringScopeOf: screen) { screen, value in
+            screen.show(value)
+        }
         dust.clean()
         variable.value = 1
         #expect(screen.shown.isEmpty)
@@ -107,7 +111,7 @@ struct ScopedObservationTests {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let dust = Locked<Dust?>(nil)
             dust.withLock {
-                $0 = variable.observe(on: .main) { value in
+                $0 = variable.observe(on: .main, ignoreFirst: true) { value in
                     MainActor.assumeIsolated {
                         model.values.append(value)
                     }

@@ -94,10 +94,19 @@ func fetchWhenEmpty(store: RepositoryStore, action: RepositoryAction, dustBuster
         .cleaned(by: dustBuster)
 }
 
+func renderFromNowOn(store: RepositoryStore, dustBuster: DustBuster) {
+    store.repositories
+        .observe { repositories in render(repositories) }  // the current value, then each change
+        .cleaned(by: dustBuster)
+    store.isRepositoryFetching
+        .observe(ignoreFirst: true) { isFetching in print("fetching: \(isFetching)") }  // changes only
+        .cleaned(by: dustBuster)
+}
+
 func render(from store: RepositoryStore, dustBuster: DustBuster) {
     store.repositories
-        .observe(on: .main, ignoreFirst: false) { repositories in
-            print("showing \(repositories.count) repositories")
+        .observe(on: .main) { repositories in
+            print("showing \(repositories.count) repositories")  // now, then on each change
         }
         .cleaned(by: dustBuster)
 }

@@ -11,3 +11,8 @@ enum GitHub {
 struct RepositoryAction: Actionable, Sendable {
     typealias DispatchStateType = Dispatcher.Repository
 }
+
+/// What the guide's screens draw: here, a line.
+func render(_ repositories: [GitHub.Repository]) {
+    print("\(repositories.count) repositories")
+}

@@ -15,7 +15,7 @@ final class FavoriteViewModel: Sendable {
         store.favorites
             .map(\.count)
             .removeDuplicates()
-            .observe { events(.favoriteCount($0)) }
+            .observe(ignoreFirst: true) { events(.favoriteCount($0)) }
             .cleaned(by: dustBuster)
     }
 

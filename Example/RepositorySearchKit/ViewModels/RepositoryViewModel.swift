@@ -27,8 +27,8 @@ final class RepositoryViewModel: Sendable {
                 events(.favorite(isFavorite))
             }
         }
-        store.selectedRepository.observe { _ in update() }.cleaned(by: dustBuster)
-        store.favorites.observe { _ in update() }.cleaned(by: dustBuster)
+        store.selectedRepository.observe(ignoreFirst: true) { _ in update() }.cleaned(by: dustBuster)
+        store.favorites.observe(ignoreFirst: true) { _ in update() }.cleaned(by: dustBuster)
         update()
     }
 

@@ -13,7 +13,7 @@ final class SearchViewModel: Sendable {
         self.store = store
         store.isUserFetching
             .removeDuplicates()
-            .observe { events(.loading($0)) }
+            .observe(ignoreFirst: true) { events(.loading($0)) }
             .cleaned(by: dustBuster)
     }
 

@@ -18,7 +18,7 @@ final class UserRepositoryViewModel: Sendable {
         self.userStore = userStore
         repositoryStore.isRepositoryFetching
             .removeDuplicates()
-            .observe { events(.loading($0)) }
+            .observe(ignoreFirst: true) { events(.loading($0)) }
             .cleaned(by: dustBuster)
     }
 

@@ -15,19 +15,17 @@ extension Dispatcher {
 final class CounterStore: Storable {
     typealias DispatchStateType = Dispatcher.Counter
 
-    /// Every store made, so tests can tell instances apart even if an address is reused.
-    static let made = Locked(0)
+    /// The stores made, counted for each test's dispatcher.
+    static let made = CountPerDispatcher()
 
+    /// Tells instances apart even if an address is reused: unique within a dispatcher.
     let serial: Int
     let count: Constant<Int>
     private let _count = Variable(0)
     let afterReduce = Locked<(@Sendable (Dispatcher.Counter) -> Void)?>(nil)
 
     required init() {
-        serial = CounterStore.made.withLock {
-            $0 += 1
-            return $0
-        }
+        serial = CounterStore.made.increment()
         count = Constant(_count)
     }
 

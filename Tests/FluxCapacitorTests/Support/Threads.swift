@@ -59,3 +59,28 @@ final class Tracked: Sendable {
         deinits.withLock { $0 += 1 }
     }
 }
+
+/// A count kept apart for each dispatcher, so that a store type's `init` can count what it
+/// made in the test that made it, while other tests, running in parallel under their own
+/// `.isolatedDispatcher`, make instances of the same type. Each test reads only the count
+/// of its own `Dispatcher.current`.
+final class CountPerDispatcher: Sendable {
+    // The dispatchers are kept, so that a freed one's address is never another's key.
+    private let counts = Locked<[ObjectIdentifier: (dispatcher: Dispatcher, count: Int)]>([:])
+
+    /// Adds one to the count of `Dispatcher.current`, and returns the new count.
+    @discardableResult
+    func increment() -> Int {
+        let dispatcher = Dispatcher.current
+        return counts.withLock {
+            let count = ($0[ObjectIdentifier(dispatcher)]?.count ?? 0) + 1
+            $0[ObjectIdentifier(dispatcher)] = (dispatcher, count)
+            return count
+        }
+    }
+
+    /// The count of `Dispatcher.current`.
+    var inCurrentDispatcher: Int {
+        counts.value[ObjectIdentifier(Dispatcher.current)]?.count ?? 0
+    }
+}
