@@ -95,18 +95,21 @@ func fetchWhenEmpty(store: RepositoryStore, action: RepositoryAction, dustBuster
 }
 
 func renderFromNowOn(store: RepositoryStore, dustBuster: DustBuster) {
+    // The current repositories, then each change:
     store.repositories
-        .observe { repositories in render(repositories) }  // the current value, then each change
+        .observe { repositories in render(repositories) }
         .cleaned(by: dustBuster)
+    // Changes only:
     store.isRepositoryFetching
-        .observe(ignoreFirst: true) { isFetching in print("fetching: \(isFetching)") }  // changes only
+        .observe(ignoreFirst: true) { isFetching in print("fetching: \(isFetching)") }
         .cleaned(by: dustBuster)
 }
 
 func render(from store: RepositoryStore, dustBuster: DustBuster) {
     store.repositories
         .observe(on: .main) { repositories in
-            print("showing \(repositories.count) repositories")  // now, then on each change
+            // Now, then on each change:
+            print("showing \(repositories.count) repositories")
         }
         .cleaned(by: dustBuster)
 }
