@@ -2,20 +2,23 @@
 /// hands to the dispatcher with ``invoke(_:)``.
 ///
 /// ```swift
-/// final class RepositoryAction: Actionable {
+/// struct RepositoryAction: Actionable, Sendable {
 ///     typealias DispatchStateType = Dispatcher.Repository
 ///
-///     func fetchRepositories(withUserID id: String) {
+///     let session: any GitHubSession
+///
+///     func fetchRepositories(ofUser login: String) async {
 ///         invoke(.isRepositoryFetching(true))
-///         session.send(RepositoriesRequest(userID: id)) { [weak self] result in
-///             if case .success(let page) = result {
-///                 self?.invoke(.addRepositories(page.nodes))
-///             }
-///             self?.invoke(.isRepositoryFetching(false))
+///         defer { invoke(.isRepositoryFetching(false)) }
+///         if let repositories = try? await session.repositories(ofUser: login) {
+///             invoke(.addRepositories(repositories))
 ///         }
 ///     }
 /// }
 /// ```
+///
+/// An action holds what its side effects need (here a session, injected so that tests can
+/// pass a stub) and nothing of the store's state; make it `Sendable` so any task may use it.
 public protocol Actionable {
     /// The state this action dispatches.
     associatedtype DispatchStateType: DispatchState

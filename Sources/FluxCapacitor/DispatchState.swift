@@ -10,11 +10,14 @@
 ///         typealias RelatedActionType = RepositoryAction
 ///
 ///         case isRepositoryFetching(Bool)
-///         case addRepositories([Repository])
+///         case addRepositories([GitHub.Repository])
 ///         case removeAllRepositories
 ///     }
 /// }
 /// ```
+///
+/// Inside `extension Dispatcher`, `Repository` means `Dispatcher.Repository` itself: name
+/// your model types with a namespace (`GitHub.Repository`) or a prefix to avoid the clash.
 ///
 /// The routing is checked by the compiler: `RelatedStoreType` must name this type as its
 /// ``Storable/DispatchStateType``, and `RelatedActionType` must name it as its

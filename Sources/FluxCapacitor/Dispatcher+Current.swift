@@ -1,13 +1,13 @@
 public import CFluxCapacitorShims
 
 extension Dispatcher {
-    /// The dispatcher bound by the innermost ``withCurrent(_:operation:)-(_,()->R)``.
+    /// The dispatcher bound by the innermost ``withCurrent(_:operation:)``.
     @TaskLocal
     static var scoped: Dispatcher?
 
     /// The dispatcher that ``Storable/instantiate()``, ``Storable/clear()`` and
     /// ``Actionable/invoke(_:)`` use here: the one bound by the innermost enclosing
-    /// ``withCurrent(_:operation:)-(_,()->R)``, else ``shared``.
+    /// ``withCurrent(_:operation:)``, else ``shared``.
     ///
     /// ```swift
     /// let dispatcher = Dispatcher.current
@@ -60,7 +60,7 @@ extension Dispatcher {
     }
 
     /// Runs the asynchronous `operation` with `dispatcher` as ``current``; see
-    /// ``withCurrent(_:operation:)-(_,()->R)``.
+    /// ``withCurrent(_:operation:)``.
     ///
     /// ```swift
     /// await Dispatcher.withCurrent(Dispatcher()) {
