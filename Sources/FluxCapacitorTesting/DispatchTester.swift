@@ -159,7 +159,7 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     }
 
     /// Asserts that the next dispatch is `expected`, a state of another type than
-    /// `State`; see ``receive(_:timeout:isolation:fileID:filePath:line:column:)-(State,_,_,_,_,_,_)``.
+    /// `State`; see `receive(_:)`.
     ///
     /// ```swift
     /// await tester.receive(Dispatcher.User.selectedUser(marty))

@@ -52,6 +52,16 @@ struct ValueDiffTests {
         #expect(ValueDump(of: Date(timeIntervalSince1970: 0)).text == "Date(1970-01-01T00:00:00Z)")
     }
 
+    @Test func valuesWithOnlyPrivateStorageDumpWhatTheySayOfThemselves() {
+        #expect(ValueDump(of: Duration.seconds(2)).text == "2.0 seconds")
+        #expect(ValueDump(of: Task<Void, Never> {}).text == "Task(…)")
+    }
+
+    @Test func setsDumpSortedAndTuplesUnlabeled() {
+        #expect(ValueDump(of: Set([3, 1])).text == "Set([\n  1,\n  3\n])")
+        #expect(ValueDump(of: (1, label: "a")).text == "(\n  1,\n  label: \"a\"\n)")
+    }
+
     @Test func aCycleOfObjectsDumpsOnce() {
         let node = Node()
         node.next = node

@@ -174,6 +174,12 @@ indirect enum ValueDump: Equatable {
                 level = current.superclassMirror
             }
             return .compound(open: "\(name)(", children: fields, close: ")", kind: .fields)
+        case .struct where !mirror.children.isEmpty && mirror.children.allSatisfy({ $0.label?.first == "_" }):
+            // Only private storage (`Duration`, `Task`): what the type says of itself, if anything.
+            if let describable = value as? any CustomStringConvertible {
+                return .leaf(describable.description)
+            }
+            return .leaf("\(typeName(type(of: value)))(…)")
         case .struct:
             let children = mirror.children.map {
                 Child(label: fieldLabel($0.label), node: make($0.value, visiting: &visiting))
