@@ -210,6 +210,34 @@ struct DispatchTesterTests {
         #expect(reports.notes.isEmpty)
     }
 
+    @Test func aNonExhaustiveTestSkipsTrackedChangesToo() async {
+        let reports = Reports()
+        let store = ShelfStore.instantiate()
+        do {
+            let tester = DispatchTester(of: Dispatcher.Shelf.self, exhaustivity: .off, reportingTo: reports.reporter)
+            let books = tester.track(store.books, named: "books")
+            ShelfAction().invoke(.add(Books.dune))
+            ShelfAction().invoke(.add(Books.emma))
+            ShelfAction().invoke(.clear)
+            await books.receive([Books.dune, Books.emma])
+            #expect(books.skippedValues == [[Books.dune]])
+        }
+        #expect(reports.failures.isEmpty)
+    }
+
+    @Test func aTesterHearsItsOwnDispatcherOnly() async {
+        let reports = Reports()
+        do {
+            let tester = DispatchTester(of: Dispatcher.Counter.self, reportingTo: reports.reporter)
+            Dispatcher.withCurrent(Dispatcher()) {
+                CounterAction().invoke(.increment)
+            }
+            CounterAction().invoke(.add(1))
+            await tester.receive(.add(1))
+        }
+        #expect(reports.failures.isEmpty)
+    }
+
     @Test func aNonExhaustiveTimeoutListsWhatCameInstead() async {
         let reports = Reports()
         let tester = DispatchTester(
