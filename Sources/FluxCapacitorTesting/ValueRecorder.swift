@@ -65,6 +65,13 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     /// ```swift
     /// let values = try await counts.waitForValues(count: 3)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - count: How many values to wait for, the first one included.
+    ///   - timeout: How long to wait.
+    /// - Returns: Every value recorded, at least `count` of them.
+    /// - Throws: ``Timeout`` when fewer came in time; `CancellationError` when the task
+    ///   was cancelled first.
     public func waitForValues(count: Int, timeout: Duration = .seconds(10)) async throws -> [Element] {
         let values = await storage.entries(moreThan: count - 1, until: .now.advanced(by: timeout))
         guard values.count >= count else {

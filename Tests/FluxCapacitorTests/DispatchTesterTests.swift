@@ -320,6 +320,20 @@ struct DispatchTesterTests {
             ])
     }
 
+    @Test func anOptionalValueIsTrackedThroughNilAndBack() async {
+        let reports = Reports()
+        let selected = Variable<Int?>(1)
+        do {
+            let tester = DispatchTester(of: Dispatcher.Counter.self, reportingTo: reports.reporter)
+            let selection = tester.track(selected, named: "selection")
+            selected.value = nil
+            selected.value = 2
+            await selection.receive(nil)
+            await selection.receive(2)
+        }
+        #expect(reports.failures.isEmpty)
+    }
+
     @Test func aTrackedValueTimeoutNamesTheValue() async {
         let reports = Reports()
         let store = ShelfStore.instantiate()
