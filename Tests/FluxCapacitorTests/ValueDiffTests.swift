@@ -57,6 +57,10 @@ struct ValueDiffTests {
         #expect(ValueDump(of: Task<Void, Never> {}).text == "Task(…)")
     }
 
+    @Test func aPropertyWrappersStorageStillDumpsAsFields() {
+        #expect(ValueDump(of: Wrapped()).text == "Wrapped(\n  _count: Clamped(\n    value: 3\n  )\n)")
+    }
+
     @Test func setsDumpSortedAndTuplesUnlabeled() {
         #expect(ValueDump(of: Set([3, 1])).text == "Set([\n  1,\n  3\n])")
         #expect(ValueDump(of: (1, label: "a")).text == "(\n  1,\n  label: \"a\"\n)")
@@ -137,4 +141,18 @@ private enum Failure: Error, CustomStringConvertible {
 
 private final class Node {
     var next: Node?
+}
+
+@propertyWrapper
+private struct Clamped {
+    var value: Int
+    var wrappedValue: Int {
+        get { value }
+        set { value = min(newValue, 10) }
+    }
+    init(wrappedValue: Int) { value = min(wrappedValue, 10) }
+}
+
+private struct Wrapped {
+    @Clamped var count = 3
 }

@@ -174,8 +174,8 @@ indirect enum ValueDump: Equatable {
                 level = current.superclassMirror
             }
             return .compound(open: "\(name)(", children: fields, close: ")", kind: .fields)
-        case .struct where !mirror.children.isEmpty && mirror.children.allSatisfy({ $0.label?.first == "_" }):
-            // Only private storage (`Duration`, `Task`): what the type says of itself, if anything.
+        case .struct where isStandardLibraryStorage(value, mirror):
+            // `Duration`, `Task`: what the type says of itself, if anything, not its storage.
             if let describable = value as? any CustomStringConvertible {
                 return .leaf(describable.description)
             }
@@ -217,6 +217,17 @@ indirect enum ValueDump: Equatable {
         default:
             return nil
         }
+    }
+
+    /// Whether `value` is a standard library struct whose mirror shows only its private
+    /// storage (`_low`, `_task`). User types are left alone: a property wrapper's storage
+    /// is `_name` too, and it is what the test wants to see.
+    private static func isStandardLibraryStorage(_ value: Any, _ mirror: Mirror) -> Bool {
+        let name = String(reflecting: type(of: value))
+        guard name.hasPrefix("Swift.") || name.hasPrefix("_Concurrency.") else {
+            return false
+        }
+        return !mirror.children.isEmpty && mirror.children.allSatisfy { $0.label?.first == "_" }
     }
 
     /// A child's label, or `nil` for a tuple's unlabeled `.0`.
