@@ -31,8 +31,8 @@ public import FluxCapacitor
 /// its changes must then be asserted too, in order, with ``TrackedValue/receive(_:timeout:isolation:fileID:filePath:line:column:)``.
 ///
 /// **The end.** The tester finishes when it goes away (at the end of the test that made
-/// it) or at ``finish(fileID:filePath:line:column:)``. Await the action before, so that
-/// what it dispatches last is there to be checked.
+/// it) or at ``finish(fileID:filePath:line:column:)``, and checks what was dispatched by
+/// then: let the action end first (await it, or receive its last dispatch, as above).
 ///
 /// **Exhaustivity.** With `exhaustivity: .off`, `receive` skips the dispatches before the
 /// one it names, and those left at the end pass; `.off(showSkipped: true)` lists them.
