@@ -9,7 +9,8 @@ let package = Package(
     products: [
         .library(name: "FluxCapacitor", targets: ["FluxCapacitor"]),
         // Helpers for testing stores and actions: an isolated-dispatcher trait for Swift
-        // Testing, and recorders of dispatches and values.
+        // Testing, recorders of dispatches and values, and DispatchTester for exhaustive
+        // tests of actions. (It imports XCTest where it can, to report failures there.)
         .library(name: "FluxCapacitorTesting", targets: ["FluxCapacitorTesting"]),
         // The example: `swift run repository-search`.
         .executable(name: "repository-search", targets: ["repository-search"]),

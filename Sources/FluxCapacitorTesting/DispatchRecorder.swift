@@ -48,7 +48,7 @@ public final class DispatchRecorder {
         public let wasReceived: Bool
     }
 
-    private let storage = RecordingBuffer<Entry>()
+    let storage = RecordingBuffer<Entry>()
     private let subscription: Dust
 
     /// Starts recording the dispatches of `dispatcher` (by default the current one).

@@ -20,4 +20,21 @@ final class RecordingBuffer<Entry>: @unchecked Sendable {
     func removeAll() {
         lock.withLock { stored.removeAll() }
     }
+
+    /// The entries once there are more than `count` of them, or as they are at `deadline`
+    /// or when the task is cancelled, whichever comes first.
+    func entries(
+        moreThan count: Int,
+        until deadline: ContinuousClock.Instant,
+        isolation: isolated (any Actor)? = #isolation
+    ) async -> [Entry] {
+        while true {
+            let entries = self.entries
+            if entries.count > count || ContinuousClock.now >= deadline || Task.isCancelled {
+                return entries
+            }
+            // Polled: appends come from any thread, under a lock, and must stay cheap.
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
 }

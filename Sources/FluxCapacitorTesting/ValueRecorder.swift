@@ -18,7 +18,7 @@ import Foundation
 /// It starts with the current value (unless `ignoreFirst` is `true`) and records every
 /// change until ``stop()`` or until it goes away.
 public final class ValueRecorder<Element: Sendable>: Sendable {
-    private let storage = RecordingBuffer<Element>()
+    let storage = RecordingBuffer<Element>()
     private let subscription: Dust
 
     /// Starts recording `value` on `queue`: its current value first, as `observe` delivers
@@ -65,19 +65,20 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     /// ```swift
     /// let values = try await counts.waitForValues(count: 3)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - count: How many values to wait for, the first one included.
+    ///   - timeout: How long to wait.
+    /// - Returns: Every value recorded, at least `count` of them.
+    /// - Throws: ``Timeout`` when fewer came in time; `CancellationError` when the task
+    ///   was cancelled first.
     public func waitForValues(count: Int, timeout: Duration = .seconds(10)) async throws -> [Element] {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while true {
-            let values = self.values
-            if values.count >= count {
-                return values
-            }
-            if clock.now >= deadline {
-                throw Timeout(expected: count, recorded: values)
-            }
-            try await Task.sleep(for: .milliseconds(1))
+        let values = await storage.entries(moreThan: count - 1, until: .now.advanced(by: timeout))
+        guard values.count >= count else {
+            try Task.checkCancellation()
+            throw Timeout(expected: count, recorded: values)
         }
+        return values
     }
 
     /// Stops recording. What was recorded stays readable.

@@ -115,3 +115,22 @@ struct RepositoryTests {
         #expect(recorder.states(of: Dispatcher.Repository.self) == expected)
     }
 }
+
+@Suite(.isolatedDispatcher)
+struct RepositoryActionTests {
+    let fluxCapacitor = GitHub.Repository(name: "FluxCapacitor")
+
+    @Test func fetchingTurnsTheFlagOnAroundTheRepositories() async {
+        let store = RepositoryStore.instantiate()
+        let tester = DispatchTester(of: Dispatcher.Repository.self)
+        let repositories = tester.track(store.repositories, named: "repositories")
+
+        await RepositoryAction(session: StubSession(found: [fluxCapacitor]))
+            .fetchRepositories(ofUser: "marty")
+
+        await tester.receive(.isRepositoryFetching(true))
+        await tester.receive(.addRepositories([fluxCapacitor]))
+        await repositories.receive([fluxCapacitor])
+        await tester.receive(.isRepositoryFetching(false))
+    }
+}

@@ -7,13 +7,12 @@ import Testing
 struct ReadmeTests {
     @Test func everyCompiledBlockOfTheReadmeIsBuiltHere() throws {
         let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        let root = here.deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try Self.readme()
         let compiled = try String(
             contentsOf: here.appendingPathComponent("ReadmeSnippets.swift"), encoding: .utf8)
 
         let blocks = Self.compiledBlocks(in: readme)
-        #expect(blocks.count == 5)
+        #expect(blocks.count == 6)
         for block in blocks {
             #expect(compiled.contains(block), "README block not in ReadmeSnippets.swift:\n\(block)")
         }
@@ -42,6 +41,31 @@ struct ReadmeTests {
         #expect(store.repositories.value.isEmpty)
     }
 
+    @Test(.isolatedDispatcher) func theFailuresTheReadmeShowsAreTheOnesATesterPrints() async throws {
+        let readme = try Self.readme()
+        let failures = Messages()
+        let reporter = IssueReporter { message, _ in failures.append(message) }
+        let fluxCapacitor = GitHub.Repository(name: "FluxCapacitor")
+
+        do {
+            let tester = DispatchTester(of: Dispatcher.Repository.self, reportingTo: reporter)
+            await RepositoryAction(session: StubSession(found: [fluxCapacitor])).fetchRepositories(ofUser: "marty")
+            await tester.receive(.isRepositoryFetching(true))
+            await tester.receive(.addRepositories([GitHub.Repository(name: "swift-log")]))
+        }
+
+        #expect(failures.all.count == 2)
+        for failure in failures.all {
+            #expect(readme.contains("```text\n\(failure)\n```"), "README does not show:\n\(failure)")
+        }
+    }
+
+    static func readme() throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    }
+
     /// The Swift code blocks that follow a `<!-- compiled -->` line.
     static func compiledBlocks(in readme: String) -> [String] {
         var blocks: [String] = []
@@ -59,5 +83,18 @@ struct ReadmeTests {
             blocks.append(code.joined(separator: "\n"))
         }
         return blocks
+    }
+}
+
+/// The messages a reporter was given, from any thread.
+private final class Messages: @unchecked Sendable {
+    // Sendable: `lock` guards `messages`.
+    private let lock = NSLock()
+    private var messages: [String] = []
+
+    var all: [String] { lock.withLock { messages } }
+
+    func append(_ message: String) {
+        lock.withLock { messages.append(message) }
     }
 }

@@ -1,0 +1,300 @@
+public import FluxCapacitor
+
+/// Tests an action exhaustively: the test states, in order, each state it expects to be
+/// dispatched, and the tester checks each against what was dispatched, waiting for it
+/// when the action is asynchronous. A dispatch left unasserted fails the test when the
+/// tester finishes, naming it; a dispatch other than the one expected fails with a
+/// line-by-line diff (`−` expected, `+` actual).
+///
+/// ```swift
+/// @Test(.isolatedDispatcher) func fetchingTurnsTheFlagOnAroundThePage() async {
+///     let tester = DispatchTester(of: Dispatcher.Repository.self)
+///     let request = RepositoryAction(session: session).fetchRepositories(withUserID: "id", after: nil)
+///
+///     await tester.receive(.lastTask(request))
+///     await tester.receive(.isRepositoryFetching(true))
+///     await tester.receive(.lastError(nil))
+///     await tester.receive(.lastPageInfo(page.pageInfo))
+///     await tester.receive(.addRepositories(page.nodes))
+///     await tester.receive(.repositoryTotalCount(25))
+///     await tester.receive(.isRepositoryFetching(false))
+/// }   // the tester finishes here: nothing else may have been dispatched
+/// ```
+///
+/// **What it hears.** Every state dispatched through `dispatcher` (by default
+/// `Dispatcher.current`, which the `.isolatedDispatcher` trait makes the test's own) from
+/// its creation on, of any state type, whether a live store received it or not. `State`
+/// is the type that `receive(_:)` takes with a leading dot; the other types are asserted
+/// with their full name (`receive(Dispatcher.User.removeAllUsers)`).
+///
+/// **Values.** ``track(_:named:fileID:filePath:line:column:)`` adds a store's value:
+/// its changes must then be asserted too, in order, with ``TrackedValue/receive(_:timeout:isolation:fileID:filePath:line:column:)``.
+///
+/// **The end.** The tester finishes when it goes away (at the end of the test that made
+/// it) or at ``finish(fileID:filePath:line:column:)``, and checks what was dispatched by
+/// then: let the action end first (await it, or receive its last dispatch, as above).
+///
+/// **Exhaustivity.** With `exhaustivity: .off`, `receive` skips the dispatches before the
+/// one it names, and those left at the end pass; `.off(showSkipped: true)` lists them.
+///
+/// **Failures** go to `reporter`: Swift Testing issues at the line of the failing call in
+/// a Swift Testing test, `XCTFail` in an XCTest test (see ``IssueReporter``).
+///
+/// Use a tester from the task that made it.
+public final class DispatchTester<State: DispatchState & Equatable> {
+    private let recorder: DispatchRecorder
+    private let dispatches: AssertionCursor<DispatchRecorder.Entry>
+    private let settings: TesterSettings
+    private var trackedValues: [any TrackedValueFinishing] = []
+    private let createdAt: CallLocation
+    private var isFinished = false
+
+    /// Starts recording the dispatches of `dispatcher`.
+    ///
+    /// ```swift
+    /// let tester = DispatchTester(of: Dispatcher.User.self)
+    /// let integration = DispatchTester(of: Dispatcher.User.self, exhaustivity: .off(showSkipped: true))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - stateType: The state type that `receive` takes with a leading dot.
+    ///   - dispatcher: The dispatcher to hear; by default the current one.
+    ///   - exhaustivity: Whether every dispatch must be asserted (`.on`, the default).
+    ///   - timeout: How long `receive` waits for a dispatch that has not come yet.
+    ///   - reporter: Where failures go; by default Swift Testing or XCTest, whichever runs
+    ///     the test.
+    ///   - fileID: Where the tester is made: the line that a failure found when it goes
+    ///     away is reported at.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
+    public init(
+        of stateType: State.Type = State.self,
+        dispatcher: Dispatcher = .current,
+        exhaustivity: Exhaustivity = .on,
+        timeout: Duration = .seconds(5),
+        reportingTo reporter: IssueReporter = .automatic,
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        recorder = DispatchRecorder(dispatcher: dispatcher)
+        dispatches = AssertionCursor(
+            buffer: recorder.storage,
+            wording: Wording(
+                one: "dispatch", many: "dispatches", mismatch: "Received a dispatch",
+                nothingNew: "Nothing was dispatched after the last one asserted."),
+            subject: \.state)
+        settings = TesterSettings(exhaustivity: exhaustivity, timeout: timeout, reporter: reporter)
+        createdAt = CallLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
+    deinit {
+        if !isFinished {
+            finish(at: createdAt)
+        }
+    }
+
+    /// Whether every dispatch must be asserted; change it at any point of a test.
+    ///
+    /// ```swift
+    /// tester.exhaustivity = .off
+    /// ```
+    public var exhaustivity: Exhaustivity {
+        get { settings.exhaustivity }
+        set { settings.exhaustivity = newValue }
+    }
+
+    /// How long `receive` waits for a dispatch, or a tracked value, that has not come yet.
+    ///
+    /// ```swift
+    /// tester.timeout = .seconds(30)
+    /// ```
+    public var timeout: Duration {
+        get { settings.timeout }
+        set { settings.timeout = newValue }
+    }
+
+    /// The dispatches skipped so far: passed over by a non-exhaustive `receive`, left at
+    /// the end of a non-exhaustive test, or skipped by ``skipReceivedDispatches()``.
+    ///
+    /// ```swift
+    /// #expect(tester.skippedDispatches.count == 2)
+    /// ```
+    public var skippedDispatches: [any DispatchState] {
+        dispatches.skipped.map(\.state)
+    }
+
+    /// Asserts that the next dispatch is `expected`, waiting for it up to `timeout`; with
+    /// `exhaustivity: .off`, that `expected` comes, the dispatches before it skipped.
+    ///
+    /// ```swift
+    /// await tester.receive(.isRepositoryFetching(true))
+    /// ```
+    ///
+    /// A different dispatch fails with a diff and counts as asserted; none in time fails
+    /// naming the awaited state.
+    ///
+    /// - Parameters:
+    ///   - expected: The state expected next.
+    ///   - timeout: How long to wait; by default the tester's ``timeout``.
+    ///   - isolation: The caller's actor, inherited.
+    ///   - fileID: Where a failure is reported; the caller's line by default.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
+    public func receive(
+        _ expected: State,
+        timeout: Duration? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) async {
+        await receiveState(
+            expected, timeout: timeout,
+            at: CallLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// Asserts that the next dispatch is `expected`, a state of another type than
+    /// `State`; see `receive(_:)`.
+    ///
+    /// ```swift
+    /// await tester.receive(Dispatcher.User.selectedUser(marty))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - expected: The state expected next.
+    ///   - timeout: How long to wait; by default the tester's ``timeout``.
+    ///   - isolation: The caller's actor, inherited.
+    ///   - fileID: Where a failure is reported; the caller's line by default.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
+    public func receive<Other: DispatchState & Equatable>(
+        _ expected: Other,
+        timeout: Duration? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) async {
+        await receiveState(
+            expected, timeout: timeout,
+            at: CallLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    private func receiveState<Expected: DispatchState & Equatable>(
+        _ expected: Expected,
+        timeout: Duration?,
+        at location: CallLocation,
+        isolation: isolated (any Actor)? = #isolation
+    ) async {
+        precondition(
+            !isFinished,
+            "DispatchTester: receive(_:) after finish(). Assert every dispatch before finishing the tester.")
+        await dispatches.assertNext(
+            is: expected, awaited: "the dispatch", timeout: timeout ?? settings.timeout, settings: settings,
+            at: location)
+    }
+
+    /// Records the changes of `value` (a store's `Constant`, say) from now on: the test
+    /// must then assert each one, in order, like the dispatches.
+    ///
+    /// ```swift
+    /// let store = RepositoryStore.instantiate()
+    /// let favorites = tester.track(store.favorites, named: "favorites")
+    /// RepositoryAction().addFavorite(hoverboard)
+    /// await tester.receive(.addFavorite(hoverboard))
+    /// await favorites.receive([hoverboard])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value to track. Its current value is not recorded, only its changes.
+    ///   - name: How failures name it; by default where it was tracked.
+    ///   - fileID: Where it is tracked (for its default name).
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
+    /// - Returns: The tracked value, to assert its changes with.
+    public func track<Trait: ValueTrait, Element: Equatable & Sendable>(
+        _ value: PrimitiveValue<Trait, Element>,
+        named name: String? = nil,
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) -> TrackedValue<Element> {
+        let tracked = TrackedValue(
+            recorder: ValueRecorder(value, ignoreFirst: true),
+            name: name ?? "the value tracked at \(fileID):\(line)",
+            settings: settings)
+        trackedValues.append(tracked)
+        return tracked
+    }
+
+    /// Skips the dispatches recorded so far and not yet asserted, without failing (listing
+    /// them if the exhaustivity is `.off(showSkipped: true)`).
+    ///
+    /// ```swift
+    /// action.clearRepositories(cancelling: nil)   // not what this test is about
+    /// tester.skipReceivedDispatches()
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - fileID: Where the list of skipped dispatches is reported; the caller's line by default.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
+    public func skipReceivedDispatches(
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        dispatches.skipAll(
+            settings: settings, at: CallLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// Finishes the test of the action: fails for every dispatch and tracked change left
+    /// unasserted (exhaustive), or skips them (not exhaustive), and stops recording. The
+    /// tester does this itself when it goes away; call it to check at a given point.
+    ///
+    /// ```swift
+    /// await action.fetchUsers(withQuery: "marty", after: nil)
+    /// await tester.receive(.lastSearchQuery("marty"))
+    /// tester.finish()   // fails: isUserFetching(true) and the rest were not asserted
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - fileID: Where failures are reported; the caller's line by default.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
+    public func finish(
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        precondition(!isFinished, "DispatchTester: finish() was called twice. Finish a tester once.")
+        finish(at: CallLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    private func finish(at location: CallLocation) {
+        isFinished = true
+        recorder.stop()
+        dispatches.finish(settings: settings, at: location)
+        for tracked in trackedValues {
+            tracked.finish(at: location)
+        }
+    }
+}
+
+// A tester keeps the states it recorded, which need not be Sendable, and its assertion
+// position: use it from the task that made it.
+@available(*, unavailable)
+extension DispatchTester: Sendable {}

@@ -1,0 +1,147 @@
+import Foundation
+public import Testing
+
+#if canImport(XCTest)
+import XCTest
+#endif
+
+/// Where a ``DispatchTester`` reports what it finds: failures (an unexpected dispatch, a
+/// dispatch left unasserted, a timeout) and notes (what a non-exhaustive test skipped).
+///
+/// The default, ``automatic``, fits both test frameworks:
+///
+/// ```swift
+/// // Swift Testing: issues recorded at the line of the failing call.
+/// @Test(.isolatedDispatcher) func addingAFavoriteAddsIt() async {
+///     let tester = DispatchTester(of: Dispatcher.Repository.self)
+///     RepositoryAction().addFavorite(hoverboard)
+///     await tester.receive(.addFavorite(hoverboard))
+/// }
+///
+/// // XCTest: failures through XCTFail, at the same line.
+/// func testAddingAFavoriteAddsIt() async {
+///     let tester = DispatchTester(of: Dispatcher.Repository.self)
+///     RepositoryAction().addFavorite(hoverboard)
+///     await tester.receive(.addFavorite(hoverboard))
+/// }
+/// ```
+///
+/// Pass your own to send them elsewhere (another framework, a log):
+///
+/// ```swift
+/// let tester = DispatchTester(
+///     of: Dispatcher.Repository.self,
+///     reportingTo: IssueReporter { message, location in print("\(location): \(message)") })
+/// ```
+public struct IssueReporter: Sendable {
+    private let reportFailure: @Sendable (String, CallLocation) -> Void
+    private let reportNote: @Sendable (String, CallLocation) -> Void
+
+    /// Reports failures with `failure` and notes with `note` (by default, nowhere).
+    ///
+    /// ```swift
+    /// let failures = Locked<[String]>([])
+    /// let reporter = IssueReporter { message, _ in failures.withLock { $0.append(message) } }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - failure: Called with the message of each failure and the line it belongs to.
+    ///   - note: Called with each note (what a non-exhaustive test skipped, when it lists
+    ///     them) and its line.
+    public init(
+        failure: @escaping @Sendable (_ message: String, _ location: SourceLocation) -> Void,
+        note: @escaping @Sendable (_ message: String, _ location: SourceLocation) -> Void = { _, _ in }
+    ) {
+        reportFailure = { failure($0, $1.sourceLocation) }
+        reportNote = { note($0, $1.sourceLocation) }
+    }
+
+    private init(
+        failure: @escaping @Sendable (String, CallLocation) -> Void,
+        note: @escaping @Sendable (String, CallLocation) -> Void
+    ) {
+        reportFailure = failure
+        reportNote = note
+    }
+
+    /// Inside a Swift Testing test, ``swiftTesting``; elsewhere, XCTest's `XCTFail` where
+    /// XCTest can be imported (Swift Testing's `Issue.record` does not reach XCTest); else
+    /// standard error.
+    ///
+    /// ```swift
+    /// let tester = DispatchTester(of: Dispatcher.User.self, reportingTo: .automatic)
+    /// ```
+    public static var automatic: IssueReporter {
+        IssueReporter(
+            failure: { message, location in
+                if Test.current != nil {
+                    recordInSwiftTesting(message, at: location, isFailure: true)
+                } else {
+                    failOutsideSwiftTesting(message, at: location)
+                }
+            },
+            note: { message, location in
+                if Test.current != nil {
+                    recordInSwiftTesting(message, at: location, isFailure: false)
+                } else {
+                    print("\(location.fileID):\(location.line): note: \(message)")
+                }
+            })
+    }
+
+    /// Records failures as Swift Testing issues, and notes as warnings, at the line of
+    /// the call they belong to.
+    ///
+    /// ```swift
+    /// let tester = DispatchTester(of: Dispatcher.User.self, reportingTo: .swiftTesting)
+    /// ```
+    public static var swiftTesting: IssueReporter {
+        IssueReporter(
+            failure: { recordInSwiftTesting($0, at: $1, isFailure: true) },
+            note: { recordInSwiftTesting($0, at: $1, isFailure: false) })
+    }
+
+    func fail(_ message: String, at location: CallLocation) {
+        reportFailure(message, location)
+    }
+
+    func note(_ message: String, at location: CallLocation) {
+        reportNote(message, location)
+    }
+
+    private static func recordInSwiftTesting(_ message: String, at location: CallLocation, isFailure: Bool) {
+        #if compiler(>=6.3)
+        Issue.record(
+            Comment(rawValue: message), severity: isFailure ? .error : .warning,
+            sourceLocation: location.sourceLocation)
+        #else
+        if isFailure {
+            Issue.record(Comment(rawValue: message), sourceLocation: location.sourceLocation)
+        } else {
+            print("\(location.fileID):\(location.line): note: \(message)")
+        }
+        #endif
+    }
+
+    private static func failOutsideSwiftTesting(_ message: String, at location: CallLocation) {
+        #if canImport(XCTest)
+        XCTFail(message, file: location.filePath, line: location.line)
+        #else
+        FileHandle.standardError.write(Data("\(location.filePath):\(location.line): error: \(message)\n".utf8))
+        #endif
+    }
+}
+
+/// The line of a test a report belongs to, in the forms both frameworks take (XCTest
+/// wants the path as a `StaticString`).
+struct CallLocation: Sendable {
+    let fileID: StaticString
+    let filePath: StaticString
+    let line: UInt
+    let column: UInt
+
+    var sourceLocation: SourceLocation {
+        SourceLocation(
+            fileID: "\(fileID)", filePath: "\(filePath)", line: Int(max(line, 1)), column: Int(max(column, 1)))
+    }
+}
