@@ -1,4 +1,5 @@
 import FluxCapacitor
+import Foundation
 
 /// The models the guide's snippets use.
 enum GitHub {
@@ -10,4 +11,19 @@ enum GitHub {
 /// The action the guide's snippets use.
 struct RepositoryAction: Actionable, Sendable {
     typealias DispatchStateType = Dispatcher.Repository
+}
+
+/// What an observer received, behind a lock.
+final class SentValues<Value: Sendable>: @unchecked Sendable {
+    // Sendable: `lock` guards `stored`.
+    private let lock = NSLock()
+    private var stored: [Value] = []
+
+    func append(_ value: Value) {
+        lock.withLock { stored.append(value) }
+    }
+
+    var values: [Value] {
+        lock.withLock { stored }
+    }
 }

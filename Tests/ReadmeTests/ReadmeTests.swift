@@ -13,7 +13,7 @@ struct ReadmeTests {
             contentsOf: here.appendingPathComponent("ReadmeSnippets.swift"), encoding: .utf8)
 
         let blocks = Self.compiledBlocks(in: readme)
-        #expect(blocks.count == 5)
+        #expect(blocks.count == 6)
         for block in blocks {
             #expect(compiled.contains(block), "README block not in ReadmeSnippets.swift:\n\(block)")
         }
@@ -40,6 +40,19 @@ struct ReadmeTests {
         action.invoke(.removeAllRepositories)
 
         #expect(store.repositories.value.isEmpty)
+    }
+
+    @Test(.isolatedDispatcher) func theEventsStoreSendsEachSavedFavoriteOnceAndKeepsNone() {
+        let store = FavoriteStore.instantiate()
+        let fluxCapacitor = GitHub.Repository(name: "FluxCapacitor")
+        let swiftLog = GitHub.Repository(name: "swift-log")
+        FavoriteAction().invoke(.add(fluxCapacitor))
+
+        let saved = ValueRecorder(store.saved)
+        FavoriteAction().invoke(.add(swiftLog))
+
+        #expect(saved.values == [swiftLog], "what was sent before observing is not replayed")
+        #expect(store.favorites.value == [fluxCapacitor, swiftLog])
     }
 
     /// The Swift code blocks that follow a `<!-- compiled -->` line.
