@@ -35,9 +35,8 @@ public struct Signal<Element: Sendable>: Sendable {
     ///
     /// - Parameters:
     ///   - queue: Where to call `changes`; ``ExecuteQueue/current`` by default.
-    ///   - changes: Called with each value sent after `observe` returned (and with those a
-    ///     round still running on this thread sends later), in the order sent, each once,
-    ///     never twice at the same time.
+    ///   - changes: Called with each value sent from now on (never one sent before), in
+    ///     the order sent, each once, never twice at the same time.
     /// - Returns: A ``Dust`` that ends the observation; clean it, or hand it to a
     ///   ``DustBuster``. Dropping it does not end the observation.
     ///
