@@ -2,7 +2,7 @@
 /// started, in order. Get one from ``Signal/values`` or ``Signal/values(bufferingPolicy:)``.
 ///
 /// ```swift
-/// for await repository in store.favoriteSaved.values {
+/// for await repository in store.saved.values {
 ///     showToast("\(repository.name) saved to favorites")
 /// }
 /// ```

@@ -34,11 +34,11 @@ extension Signal {
     ///
     /// ```swift
     /// @MainActor
-    /// final class RepositoryViewModel {
+    /// final class FavoriteViewModel {
     ///     var lastSaved: Repository?
     ///
-    ///     init(store: RepositoryStore = .instantiate()) {
-    ///         store.favoriteSaved.map(Optional.some).bind(to: self, \.lastSaved)
+    ///     init(store: FavoriteStore = .instantiate()) {
+    ///         store.saved.map(Optional.some).bind(to: self, \.lastSaved)
     ///     }
     /// }
     /// ```

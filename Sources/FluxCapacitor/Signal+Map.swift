@@ -2,7 +2,7 @@ extension Signal {
     /// A signal that sends `transform(value)` for each value this one sends.
     ///
     /// ```swift
-    /// let names: Signal<String> = store.favoriteSaved.map(\.name)
+    /// let names: Signal<String> = store.saved.map(\.name)
     /// names.observe { print("saved \($0)") }.cleaned(by: dustBuster)
     /// ```
     ///

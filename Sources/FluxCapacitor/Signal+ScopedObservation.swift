@@ -4,7 +4,7 @@ extension Signal {
     ///
     /// ```swift
     /// final class AlertPresenter: Sendable {
-    ///     init(store: RepositoryStore = .instantiate()) {
+    ///     init(store: AlertStore = .instantiate()) {
     ///         store.alerts.observe(on: .current, duringScopeOf: self) { presenter, alert in
     ///             presenter.show(alert)
     ///         }
@@ -41,11 +41,11 @@ extension Signal {
     ///
     /// ```swift
     /// @MainActor
-    /// final class RepositoryViewModel {
+    /// final class FavoriteViewModel {
     ///     private(set) var toast: String?
     ///
-    ///     init(store: RepositoryStore = .instantiate()) {
-    ///         store.favoriteSaved.observe(duringScopeOf: self) { viewModel, repository in
+    ///     init(store: FavoriteStore = .instantiate()) {
+    ///         store.saved.observe(duringScopeOf: self) { viewModel, repository in
     ///             viewModel.toast = "\(repository.name) saved to favorites"
     ///         }
     ///     }

@@ -41,7 +41,7 @@ public struct Signal<Element: Sendable>: Sendable {
     ///   ``DustBuster``. Dropping it does not end the observation.
     ///
     /// ```swift
-    /// store.favoriteSaved
+    /// store.saved
     ///     .observe(on: .main) { repository in
     ///         showToast("\(repository.name) saved to favorites")
     ///     }

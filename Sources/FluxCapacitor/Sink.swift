@@ -7,20 +7,23 @@
 /// exposes the signal, as it does with a `Variable` and its ``Constant``:
 ///
 /// ```swift
-/// final class RepositoryStore: Storable {
-///     let favoriteSaved: Signal<Repository>
-///     private let _favoriteSaved = Sink<Repository>()
+/// final class FavoriteStore: Storable {
+///     let favorites: Constant<[Repository]>
+///     private let _favorites = Variable<[Repository]>([])
+///
+///     let saved: Signal<Repository>
+///     private let _saved = Sink<Repository>()
 ///
 ///     required init() {
-///         favoriteSaved = _favoriteSaved.signal
+///         favorites = Constant(_favorites)
+///         saved = _saved.signal
 ///     }
 ///
-///     func reduce(with state: Dispatcher.Repository) {
+///     func reduce(with state: Dispatcher.Favorite) {
 ///         switch state {
-///         case .addFavorite(let repository):
+///         case .add(let repository):
 ///             _favorites.value.append(repository)
-///             _favoriteSaved.send(repository)
-///         // …
+///             _saved.send(repository)
 ///         }
 ///     }
 /// }
