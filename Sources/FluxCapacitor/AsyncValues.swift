@@ -46,15 +46,11 @@ public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
     /// let current = await iterator.next()
     /// ```
     public func makeAsyncIterator() -> AsyncIterator {
-        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
-        let observation = core.observe(on: .current, ignoreFirst: false) { value in
-            continuation.yield(value)
+        AsyncIterator(bufferingPolicy: bufferingPolicy) { continuation in
+            core.observe(on: .current, ignoreFirst: false) { value in
+                continuation.yield(value)
+            }
         }
-        // Cancelling the consuming task ends the stream and lands here.
-        continuation.onTermination = { _ in observation.clean() }
-        return AsyncIterator(
-            base: stream.makeAsyncIterator(),
-            subscription: Subscription(observation: observation, continuation: continuation))
     }
 
     /// Yields the values of an ``AsyncValues`` sequence.
@@ -66,6 +62,20 @@ public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<Element>.Iterator
         let subscription: Subscription
+
+        /// Starts `observe`, which feeds the continuation it is given, and iterates what it
+        /// yields; the observation ends with the iterator or the iterating task.
+        init(
+            bufferingPolicy: BufferingPolicy,
+            observe: (AsyncStream<Element>.Continuation) -> Dust
+        ) {
+            let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: bufferingPolicy)
+            let observation = observe(continuation)
+            // Cancelling the consuming task ends the stream and lands here.
+            continuation.onTermination = { _ in observation.clean() }
+            base = stream.makeAsyncIterator()
+            subscription = Subscription(observation: observation, continuation: continuation)
+        }
 
         /// The next value, waiting for it if needed; `nil` once the iterating task is
         /// cancelled.

@@ -34,16 +34,9 @@ extension PrimitiveValue {
         duringScopeOf object: Object,
         changes: @escaping @Sendable (Object, Element) -> Void
     ) -> Dust {
-        let observation = ScopedObservation()
-        let dust = observe(on: queue, ignoreFirst: ignoreFirst) { [weak object] value in
-            guard let object else {
-                observation.end()
-                return
-            }
-            changes(object, value)
+        ScopedObservation.observe(duringScopeOf: object, changes: changes) {
+            observe(on: queue, ignoreFirst: ignoreFirst, changes: $0)
         }
-        observation.begin(dust)
-        return dust
     }
 
     /// Observes the value for as long as the `@MainActor` object `object` lives, calling
@@ -72,30 +65,8 @@ extension PrimitiveValue {
         duringScopeOf object: Object,
         changes: @escaping @MainActor (Object, Element) -> Void
     ) -> Dust {
-        let reference = MainActorWeakReference(object)
-        let observation = ScopedObservation()
-        let dust = observe(on: .main, ignoreFirst: ignoreFirst) { value in
-            MainActor.assumeIsolated {
-                guard let object = reference.object else {
-                    observation.end()
-                    return
-                }
-                changes(object, value)
-            }
+        ScopedObservation.observeOnMainActor(duringScopeOf: object, changes: changes) {
+            observe(on: .main, ignoreFirst: ignoreFirst, changes: $0)
         }
-        observation.begin(dust)
-        return dust
-    }
-}
-
-/// A weak reference to a main-actor object, carried through `@Sendable` closures and only
-/// read on the main actor.
-private final class MainActorWeakReference<Object: AnyObject>: @unchecked Sendable {
-    // Sendable: `object` is read only inside `MainActor.assumeIsolated`, on the main actor,
-    // and written only at creation.
-    weak var object: Object?
-
-    init(_ object: Object) {
-        self.object = object
     }
 }

@@ -1,8 +1,9 @@
 public import FluxCapacitor
 import Foundation
 
-/// Records the values of a ``Variable`` or ``Constant``, to assert how a store changed,
-/// and waits for values delivered later (by an asynchronous action, say).
+/// Records the values of a ``Variable`` or ``Constant``, or what is sent to a ``Signal``,
+/// to assert how a store changed and what it told its observers, and waits for values
+/// delivered later (by an asynchronous action, say).
 ///
 /// ```swift
 /// @Test(.isolatedDispatcher) func fetchingTurnsTheFlagOnThenOff() async throws {
@@ -35,6 +36,23 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     ) {
         let storage = self.storage
         subscription = value.observe(on: queue, ignoreFirst: ignoreFirst) { storage.append($0) }
+    }
+
+    /// Starts recording what is sent to `signal` from now on, on `queue`: a store's
+    /// events, where a `Variable` would record its state.
+    ///
+    /// ```swift
+    /// let saved = ValueRecorder(store.saved)
+    /// FavoriteAction().invoke(.add(repository))
+    /// #expect(saved.values == [repository])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - signal: The signal to record.
+    ///   - queue: Where to record each value; ``ExecuteQueue/current`` by default.
+    public init(_ signal: Signal<Element>, on queue: ExecuteQueue = .current) {
+        let storage = self.storage
+        subscription = signal.observe(on: queue) { storage.append($0) }
     }
 
     deinit {

@@ -172,4 +172,23 @@ struct FluxFlowTests {
         await favorites.receive([delorean])
         await favorites.receive([])
     }
+
+    @Test func eachFavoriteSavedOrTakenOutIsSentOnceAsAnEvent() {
+        let store = RepositoryStore.instantiate()
+        let action = RepositoryAction(session: MockSession())
+        let hoverboard = Sample.repository("hoverboard")
+        let delorean = Sample.repository("delorean")
+        let changes = Locked<[FavoriteChange]>([])
+        let dust = store.favoriteChanges.observe { change in changes.withLock { $0.append(change) } }
+        defer { dust.clean() }
+        action.addFavorite(hoverboard)
+        action.addFavorite(delorean)
+        action.addFavorite(hoverboard)
+        action.removeFavorite(hoverboard)
+        action.removeFavorite(hoverboard)
+        action.removeAllFavorites()
+        #expect(
+            changes.value == [.added(hoverboard), .added(delorean), .removed(hoverboard), .removed(delorean)],
+            "a repeated add or a remove of nothing is no event")
+    }
 }

@@ -151,6 +151,30 @@ struct ViewModelTests {
         #expect(events.values == [.favorite(true), .favorite(true), .favorite(false)])
     }
 
+    @Test func aRepositoryScreenMadeAfterAStarDoesNotHearItAgain() {
+        let store = RepositoryStore.instantiate()
+        let action = RepositoryAction(session: MockSession())
+        action.selectRepository(Sample.repository("hoverboard"))
+        action.addFavorite(Sample.repository("hoverboard"))
+        let events = Events()
+        let viewModel = RepositoryViewModel(action: action, store: store, events: events.handler)
+        #expect(viewModel.isFavorite)
+        #expect(events.values.isEmpty, "the star was an event, not a state to replay")
+        #expect(viewModel.toggleFavorite() == false)
+        #expect(events.values == [.favorite(false)])
+    }
+
+    @Test func starringTheOpenRepositoryFromItsUsersListIsHeardOnTheRepositoryScreen() {
+        let events = Events()
+        let action = RepositoryAction(session: MockSession())
+        let repositoryScreen = RepositoryViewModel(action: action, events: events.handler)
+        action.selectRepository(Sample.repository("b"))
+        action.addFavorite(Sample.repository("a"))
+        action.addFavorite(Sample.repository("b"))
+        #expect(events.values == [.favorite(true)], "only the open repository's star")
+        _ = repositoryScreen
+    }
+
     @Test func loadingAnotherUserDropsTheRequestInFlightForThePreviousOne() async {
         let userStore = UserStore.instantiate()
         let userAction = UserAction(session: MockSession())

@@ -62,6 +62,18 @@ struct TestingHelpersTests {
         #expect(changesOnly.values == [2, 3, 4])
     }
 
+    @Test func aValueRecorderOfASignalRecordsWhatIsSentFromThenOn() async throws {
+        let sink = Sink<Int>()
+        sink.send(1)
+        let recorder = ValueRecorder(sink.signal)
+        sink.send(2)
+        DispatchQueue.global().async { sink.send(3) }
+        #expect(try await recorder.waitForValues(count: 2) == [2, 3])
+        recorder.stop()
+        sink.send(4)
+        #expect(recorder.values == [2, 3])
+    }
+
     @Test func waitingForValuesReturnsOnceTheyArriveFromAnotherThread() async throws {
         let variable = Variable(0)
         let recorder = ValueRecorder(variable)

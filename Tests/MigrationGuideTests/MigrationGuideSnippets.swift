@@ -153,3 +153,58 @@ func showSpinner(whileFetchingIn store: RepositoryStore, dustBuster: DustBuster)
         }
         .cleaned(by: dustBuster)
 }
+
+func printSavedMessage() {
+    let sink = Sink<String>()
+    let signal = sink.signal
+
+    let dust = signal.observe { message in
+        print(message)
+    }
+    sink.send("saved")
+    dust.clean()
+}
+
+extension Dispatcher {
+    enum Favorite: DispatchState {
+        typealias RelatedStoreType = FavoriteStore
+        typealias RelatedActionType = FavoriteAction
+
+        case add(GitHub.Repository)
+    }
+}
+
+final class FavoriteStore: Storable {
+    typealias DispatchStateType = Dispatcher.Favorite
+
+    let favorites: Constant<[GitHub.Repository]>
+    private let _favorites = Variable<[GitHub.Repository]>([])
+
+    let saved: Signal<GitHub.Repository>
+    private let _saved = Sink<GitHub.Repository>()
+
+    required init() {
+        favorites = Constant(_favorites)
+        saved = _saved.signal
+    }
+
+    func reduce(with state: Dispatcher.Favorite) {
+        switch state {
+        case .add(let repository):
+            _favorites.value.append(repository)
+            _saved.send(repository)
+        }
+    }
+}
+
+struct FavoriteAction: Actionable {
+    typealias DispatchStateType = Dispatcher.Favorite
+}
+
+func sayWhenSaved(in store: FavoriteStore, dustBuster: DustBuster) {
+    store.saved
+        .observe(on: .main) { repository in
+            print("\(repository.name) saved to favorites")
+        }
+        .cleaned(by: dustBuster)
+}

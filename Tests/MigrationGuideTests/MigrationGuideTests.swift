@@ -44,6 +44,24 @@ struct MigrationGuideTests {
         }
     }
 
+    @Test func theSavedFavoriteIsAnEventSeenOnceAndNotKept() {
+        Dispatcher.withCurrent(Dispatcher()) {
+            let store = FavoriteStore.instantiate()
+            let seen = SentValues<GitHub.Repository>()
+            let dust = store.saved.observe { seen.append($0) }
+            FavoriteAction().invoke(.add(GitHub.Repository(name: "FluxCapacitor")))
+            dust.clean()
+            let later = SentValues<GitHub.Repository>()
+            let laterDust = store.saved.observe { later.append($0) }
+            laterDust.clean()
+            #expect(seen.values == [GitHub.Repository(name: "FluxCapacitor")])
+            #expect(later.values.isEmpty, "nothing to reset: an observer that comes later sees nothing")
+            let dustBuster = DustBuster()
+            sayWhenSaved(in: store, dustBuster: dustBuster)
+            #expect(dustBuster.count == 1)
+        }
+    }
+
     @Test func droppedDispatchesAreReported() {
         let dustBuster = DustBuster()
         reportDroppedDispatches(until: dustBuster)

@@ -1,4 +1,5 @@
 import FluxCapacitor
+import Foundation
 
 /// The models the guide's snippets use.
 enum GitHub {
@@ -15,4 +16,19 @@ struct RepositoryAction: Actionable, Sendable {
 /// What the guide's screens draw: here, a line.
 func render(_ repositories: [GitHub.Repository]) {
     print("\(repositories.count) repositories")
+}
+
+/// What an observer received, behind a lock.
+final class SentValues<Value: Sendable>: @unchecked Sendable {
+    // Sendable: `lock` guards `stored`.
+    private let lock = NSLock()
+    private var stored: [Value] = []
+
+    func append(_ value: Value) {
+        lock.withLock { stored.append(value) }
+    }
+
+    var values: [Value] {
+        lock.withLock { stored }
+    }
 }

@@ -78,6 +78,42 @@ final class UserRepositoriesViewModel: Sendable {
     }
 }
 
+extension Dispatcher {
+    enum Favorite: DispatchState {
+        typealias RelatedStoreType = FavoriteStore
+        typealias RelatedActionType = FavoriteAction
+
+        case add(GitHub.Repository)
+    }
+}
+
+final class FavoriteStore: Storable {
+    typealias DispatchStateType = Dispatcher.Favorite
+
+    let favorites: Constant<[GitHub.Repository]>
+    private let _favorites = Variable<[GitHub.Repository]>([])
+
+    let saved: Signal<GitHub.Repository>
+    private let _saved = Sink<GitHub.Repository>()
+
+    required init() {
+        favorites = Constant(_favorites)
+        saved = _saved.signal
+    }
+
+    func reduce(with state: Dispatcher.Favorite) {
+        switch state {
+        case .add(let repository):
+            _favorites.value.append(repository)
+            _saved.send(repository)
+        }
+    }
+}
+
+struct FavoriteAction: Actionable {
+    typealias DispatchStateType = Dispatcher.Favorite
+}
+
 struct StubSession: GitHubSession {
     let found: [GitHub.Repository]
 

@@ -12,7 +12,7 @@ struct ReadmeTests {
             contentsOf: here.appendingPathComponent("ReadmeSnippets.swift"), encoding: .utf8)
 
         let blocks = Self.compiledBlocks(in: readme)
-        #expect(blocks.count == 6)
+        #expect(blocks.count == 7)
         for block in blocks {
             #expect(compiled.contains(block), "README block not in ReadmeSnippets.swift:\n\(block)")
         }
@@ -64,6 +64,19 @@ struct ReadmeTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         return try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    }
+
+    @Test(.isolatedDispatcher) func theEventsStoreSendsEachSavedFavoriteOnceAndKeepsNone() {
+        let store = FavoriteStore.instantiate()
+        let fluxCapacitor = GitHub.Repository(name: "FluxCapacitor")
+        let swiftLog = GitHub.Repository(name: "swift-log")
+        FavoriteAction().invoke(.add(fluxCapacitor))
+
+        let saved = ValueRecorder(store.saved)
+        FavoriteAction().invoke(.add(swiftLog))
+
+        #expect(saved.values == [swiftLog], "what was sent before observing is not replayed")
+        #expect(store.favorites.value == [fluxCapacitor, swiftLog])
     }
 
     /// The Swift code blocks that follow a `<!-- compiled -->` line.

@@ -132,6 +132,16 @@ if let notify = results["notify3000"], let flux = notify[.fluxCapacitor], let ba
         flux.nanoseconds <= 1.5 * base.nanoseconds && flux.mallocs == 0,
         "\(ratio(flux, base)) baseline, \(formatCount(flux.mallocs)) mallocs")
 }
+for (send, change, label) in [
+    ("send", "set", "send, 1 observer ≤ 1.2× Variable set, 0 mallocs"),
+    ("send3000", "notify3000", "send, 3,000 observers ≤ 1.2× notify 3,000, 0 mallocs"),
+] {
+    if let flux = results[send]?[.fluxCapacitor], let variable = results[change]?[.fluxCapacitor] {
+        check(
+            label, flux.nanoseconds <= 1.2 * variable.nanoseconds && flux.mallocs == 0,
+            "\(ratio(flux, variable)) the Variable figure, \(formatCount(flux.mallocs)) mallocs")
+    }
+}
 if let small = results["observeClean3000"]?[.fluxCapacitor], let large = results["observeClean30000"]?[.fluxCapacitor],
     let base = results["observeClean3000"]?[.baseline]
 {

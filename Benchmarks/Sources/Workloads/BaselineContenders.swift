@@ -80,6 +80,27 @@ final class BaselineSet: Runner {
     var checksum: Int { sink.total }
 }
 
+/// An array of closures called with each value, which nobody keeps.
+final class BaselineSend: Runner {
+    private var observers: [(Int) -> Void] = []
+    private let sink = Sink()
+
+    init(observers: Int) {
+        let sink = self.sink
+        self.observers = (0..<observers).map { _ in { sink.total &+= $0 } }
+    }
+
+    func run(iterations: Int) {
+        for value in 0..<iterations {
+            for observer in observers {
+                observer(value)
+            }
+        }
+    }
+
+    var checksum: Int { sink.total }
+}
+
 final class BaselineNotify: Runner {
     private let store = BaselineStore()
     private let sink = Sink()

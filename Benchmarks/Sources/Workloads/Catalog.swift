@@ -89,6 +89,30 @@ public enum Catalog {
                 }
             }),
         Workload(
+            id: "send", title: "send, 1 observer", operation: "send",
+            iterationsPerSample: 1_000, operationsPerIteration: 1,
+            contenders: Contender.allCases,
+            target: "≤ 1.2× Variable set, 0 mallocs",
+            make: { contender in
+                switch contender {
+                case .fluxCapacitor: FluxSend(observers: 1)
+                case .baseline: BaselineSend(observers: 1)
+                case .openCombine: CombinePassthroughSend(observers: 1)
+                }
+            }),
+        Workload(
+            id: "send3000", title: "send, 3,000 observers", operation: "round",
+            iterationsPerSample: 10, operationsPerIteration: 1,
+            contenders: Contender.allCases,
+            target: "≤ 1.2× notify 3,000, 0 mallocs",
+            make: { contender in
+                switch contender {
+                case .fluxCapacitor: FluxSend(observers: 3_000)
+                case .baseline: BaselineSend(observers: 3_000)
+                case .openCombine: CombinePassthroughSend(observers: 3_000)
+                }
+            }),
+        Workload(
             id: "observeClean3000", title: "observe + clean 3,000", operation: "observer",
             iterationsPerSample: 1, operationsPerIteration: 3_000,
             contenders: Contender.allCases,

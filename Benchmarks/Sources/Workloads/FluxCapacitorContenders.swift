@@ -75,6 +75,29 @@ final class FluxSet: Runner {
     var checksum: Int { sink.total }
 }
 
+/// `sink.send(n)` to `observers` `.current` observers of its signal. (`FluxCapacitor.Sink`:
+/// this module's `Sink` is where observers put what they receive.)
+final class FluxSend: Runner {
+    private let events = FluxCapacitor.Sink<Int>()
+    private let sink = Sink()
+    private var dusts: [Dust] = []
+
+    init(observers: Int) {
+        let sink = self.sink
+        dusts = (0..<observers).map { _ in events.signal.observe { sink.total &+= $0 } }
+    }
+
+    deinit { dusts.forEach { $0.clean() } }
+
+    func run(iterations: Int) {
+        for value in 0..<iterations {
+            events.send(value)
+        }
+    }
+
+    var checksum: Int { sink.total }
+}
+
 /// One change delivered to many `.current` observers.
 final class FluxNotify: Runner {
     private let variable = Variable(0)

@@ -21,6 +21,26 @@ final class CombineSend: Runner {
     var checksum: Int { sink.total }
 }
 
+/// `PassthroughSubject.send` (which keeps no value) to `observers` subscribers.
+final class CombinePassthroughSend: Runner {
+    private let subject = PassthroughSubject<Int, Never>()
+    private let sink = Sink()
+    private var cancellables: [AnyCancellable] = []
+
+    init(observers: Int) {
+        let sink = self.sink
+        cancellables = (0..<observers).map { _ in subject.sink { sink.total &+= $0 } }
+    }
+
+    func run(iterations: Int) {
+        for value in 0..<iterations {
+            subject.send(value)
+        }
+    }
+
+    var checksum: Int { sink.total }
+}
+
 final class CombineNotify: Runner {
     private let subject = CurrentValueSubject<Int, Never>(0)
     private let sink = Sink()

@@ -1,14 +1,10 @@
 import FluxCapacitor
-import Foundation
 
 /// One repository (the app showed its web page), with a favorite toggle.
 final class RepositoryViewModel: Sendable {
     private let action: RepositoryAction
     private let store: RepositoryStore
     private let dustBuster = DustBuster()
-    /// The open repository and whether it is a favorite, as last seen, to report only
-    /// real changes of the favorite mark (not the mark of another repository being opened).
-    private let shown = NSLockedValue<(id: String?, isFavorite: Bool)>((nil, false))
 
     init(
         action: RepositoryAction = RepositoryAction(), store: RepositoryStore = .instantiate(),
@@ -16,20 +12,17 @@ final class RepositoryViewModel: Sendable {
     ) {
         self.action = action
         self.store = store
-        let update: @Sendable () -> Void = { [store, shown] in
-            let id = store.selectedRepository.value?.id
-            let isFavorite = id.map { id in store.favorites.value.contains { $0.id == id } } ?? false
-            let changed = shown.withLock { shown -> Bool in
-                defer { shown = (id, isFavorite) }
-                return shown.id == id && shown.isFavorite != isFavorite
+        // An event, not a state to compare: opening another repository sends nothing,
+        // and starring from another screen is heard only for the repository open here.
+        store.favoriteChanges
+            .observe { [store] change in
+                guard change.repository.id == store.selectedRepository.value?.id else { return }
+                switch change {
+                case .added: events(.favorite(true))
+                case .removed: events(.favorite(false))
+                }
             }
-            if changed {
-                events(.favorite(isFavorite))
-            }
-        }
-        store.selectedRepository.observe(ignoreFirst: true) { _ in update() }.cleaned(by: dustBuster)
-        store.favorites.observe(ignoreFirst: true) { _ in update() }.cleaned(by: dustBuster)
-        update()
+            .cleaned(by: dustBuster)
     }
 
     var repository: GitHub.Repository? { store.selectedRepository.value }
@@ -48,20 +41,5 @@ final class RepositoryViewModel: Sendable {
         }
         action.addFavorite(repository)
         return true
-    }
-}
-
-/// A value behind an `NSLock`, for view-model bookkeeping updated by observers.
-final class NSLockedValue<Value: Sendable>: @unchecked Sendable {
-    // Sendable: `lock` guards `value`.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.withLock { body(&value) }
     }
 }

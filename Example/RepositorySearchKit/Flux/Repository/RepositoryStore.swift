@@ -34,6 +34,11 @@ final class RepositoryStore: Storable {
     let lastError: Constant<GitHubError?>
     private let _lastError = Variable<GitHubError?>(nil)
 
+    /// Each favorite saved or taken out, as it happens: an event, sent from `reduce` and
+    /// not kept (the favorites themselves are the state, in `favorites`).
+    let favoriteChanges: Signal<FavoriteChange>
+    private let _favoriteChanges = Sink<FavoriteChange>()
+
     required init() {
         isRepositoryFetching = Constant(_isRepositoryFetching)
         repositories = Constant(_repositories)
@@ -43,6 +48,7 @@ final class RepositoryStore: Storable {
         totalCount = Constant(_totalCount)
         favorites = Constant(_favorites)
         lastError = Constant(_lastError)
+        favoriteChanges = _favoriteChanges.signal
     }
 
     func reduce(with state: Dispatcher.Repository) {
@@ -57,10 +63,23 @@ final class RepositoryStore: Storable {
         case .addFavorite(let repository):
             if !_favorites.value.contains(repository) {
                 _favorites.value.append(repository)
+                _favoriteChanges.send(.added(repository))
             }
-        case .removeFavorite(let repository): _favorites.value.removeAll { $0.id == repository.id }
-        case .removeAllFavorites: _favorites.value.removeAll()
+        case .removeFavorite(let repository):
+            removeFavorites { $0.id == repository.id }
+        case .removeAllFavorites:
+            removeFavorites { _ in true }
         case .lastError(let value): _lastError.value = value
+        }
+    }
+
+    /// Takes the favorites that match out, and tells `favoriteChanges` about each one.
+    private func removeFavorites(where matches: (GitHub.Repository) -> Bool) {
+        let removed = _favorites.value.filter(matches)
+        guard !removed.isEmpty else { return }
+        _favorites.value.removeAll(where: matches)
+        for repository in removed {
+            _favoriteChanges.send(.removed(repository))
         }
     }
 }

@@ -1,0 +1,84 @@
+/// The values sent into a ``Sink`` as an `AsyncSequence`: each value sent after iteration
+/// started, in order. Get one from ``Signal/values`` or ``Signal/values(bufferingPolicy:)``.
+///
+/// ```swift
+/// for await repository in store.saved.values {
+///     showToast("\(repository.name) saved to favorites")
+/// }
+/// ```
+///
+/// Observation starts when iteration starts, in `makeAsyncIterator()`: what is sent after
+/// that call is delivered, what was sent before is not. It ends, and the observation is
+/// released, when the loop ends, when the iterating task is cancelled, or when the
+/// iterator goes away. The sequence never ends on its own.
+///
+/// **Buffering.** Values arrive on the thread that sends them and wait in a buffer until
+/// the consumer asks for them, as with ``AsyncValues``: every value with ``Signal/values``
+/// (the buffer grows with a slow consumer's backlog), or what `bufferingPolicy` keeps.
+public struct AsyncSignalValues<Element: Sendable>: AsyncSequence, Sendable {
+    /// The sequence never fails.
+    ///
+    /// ```swift
+    /// for await alert in store.alerts.values { show(alert) } // no `try`
+    /// ```
+    public typealias Failure = Never
+
+    /// Yields the values, as ``AsyncValues``'s iterator does.
+    ///
+    /// ```swift
+    /// var iterator = store.alerts.values.makeAsyncIterator()
+    /// let alert = await iterator.next()
+    /// ```
+    public typealias AsyncIterator = AsyncValues<Element>.AsyncIterator
+
+    let core: SignalCore<Element>
+    let bufferingPolicy: AsyncValues<Element>.BufferingPolicy
+
+    /// Starts observing: the iterator yields each value sent from now on.
+    ///
+    /// ```swift
+    /// var iterator = sink.signal.values.makeAsyncIterator()
+    /// sink.send(1)
+    /// let one = await iterator.next() // 1
+    /// ```
+    ///
+    /// - Returns: The iterator, already observing.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(bufferingPolicy: bufferingPolicy) { continuation in
+            Signal(core: core).observe { value in
+                continuation.yield(value)
+            }
+        }
+    }
+}
+
+extension Signal {
+    /// Each value sent from the start of iteration on, in order, as an `AsyncSequence`;
+    /// every value is buffered until the consumer takes it (see ``AsyncSignalValues``).
+    ///
+    /// ```swift
+    /// Task {
+    ///     for await alert in store.alerts.values {
+    ///         show(alert)
+    ///     }
+    /// }
+    /// ```
+    public var values: AsyncSignalValues<Element> {
+        AsyncSignalValues(core: core, bufferingPolicy: .unbounded)
+    }
+
+    /// Each value sent from the start of iteration on, as an `AsyncSequence` that keeps
+    /// what a slow consumer has not taken according to `bufferingPolicy`.
+    ///
+    /// ```swift
+    /// for await progress in downloads.progress.values(bufferingPolicy: .bufferingNewest(1)) {
+    ///     render(progress)
+    /// }
+    /// ```
+    ///
+    /// - Parameter bufferingPolicy: What to keep for a consumer that falls behind.
+    /// - Returns: The sequence.
+    public func values(bufferingPolicy: AsyncValues<Element>.BufferingPolicy) -> AsyncSignalValues<Element> {
+        AsyncSignalValues(core: core, bufferingPolicy: bufferingPolicy)
+    }
+}
