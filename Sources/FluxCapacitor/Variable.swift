@@ -52,8 +52,8 @@ extension PrimitiveValue where Trait == MutableTrait {
             core.set(newValue)
         }
         _modify {
-            core.lockForModify()
-            defer { core.finishModify() }
+            let observation = core.lockForModify()
+            defer { core.finishModify(observation) }
             yield &core.storage
         }
     }

@@ -75,6 +75,56 @@ final class FluxSet: Runner {
     var checksum: Int { sink.total }
 }
 
+/// `FluxDispatch` on a store whose value was read through `.value` once, as a SwiftUI body
+/// or an `@Observable` model does: each change also tells its Observation registrar
+/// (nothing is tracking it while it is measured).
+final class FluxDispatchOfReadValue: Runner {
+    private let store = CounterStore.instantiate()
+    private let action = CounterAction()
+    private let sink = Sink()
+    private var dust: Dust?
+
+    init() {
+        let sink = self.sink
+        dust = store.count.observe(ignoreFirst: true) { sink.total &+= $0 }
+        sink.total &+= store.count.value
+    }
+
+    deinit { dust?.clean() }
+
+    func run(iterations: Int) {
+        for _ in 0..<iterations {
+            action.invoke(.increment)
+        }
+    }
+
+    var checksum: Int { sink.total }
+}
+
+/// `FluxSet` on a variable that was read through `.value` once (see
+/// `FluxDispatchOfReadValue`).
+final class FluxSetOfReadValue: Runner {
+    private let variable = Variable(0)
+    private let sink = Sink()
+    private var dust: Dust?
+
+    init() {
+        let sink = self.sink
+        dust = variable.observe(ignoreFirst: true) { sink.total &+= $0 }
+        sink.total &+= variable.value
+    }
+
+    deinit { dust?.clean() }
+
+    func run(iterations: Int) {
+        for value in 0..<iterations {
+            variable.value = value
+        }
+    }
+
+    var checksum: Int { sink.total }
+}
+
 /// One change delivered to many `.current` observers.
 final class FluxNotify: Runner {
     private let variable = Variable(0)

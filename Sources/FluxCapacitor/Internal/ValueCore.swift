@@ -82,35 +82,62 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
 
     // MARK: Value
 
+    /// The value, read through `.value`: the read takes part in Swift's Observation (see
+    /// `observation`). The library's own reads use `snapshot()`, which does not.
     @inlinable
     var value: Element {
         lockOrTrap()
+        noteReadLocked()
         let value = storage
         mutex.unlock()
         return value
     }
 
+    /// Sets the value. If it was ever read through `.value`, the registrar hears of the
+    /// change: `willSet` before it (without the mutex, since trackers run there), `didSet`
+    /// after the observers of this round ran.
     @inlinable
     func set(_ newValue: Element) {
         var replaced = newValue
         lockOrTrap()
-        swap(&storage, &replaced)
-        didChangeLocked()
+        if let observation {
+            mutex.unlock()
+            observation.willSet()
+            lockOrTrap()
+            swap(&storage, &replaced)
+            didChangeLocked()
+            observation.didSet()
+        } else {
+            swap(&storage, &replaced)
+            didChangeLocked()
+        }
         // The old value goes here, after the unlock: its deinit may reach this value.
         withExtendedLifetime(replaced) {}
     }
 
     /// Locks for an in-place change of `storage` (no copy of the old value), which
-    /// `finishModify()` ends and notifies.
+    /// `finishModify(_:)` ends and notifies. Returns the bridge to Observation if the
+    /// value was ever read through `.value`, after telling its registrar `willSet`.
     @inlinable
-    func lockForModify() {
+    func lockForModify() -> ObservationBridge? {
         lockOrTrap()
+        guard let observation else {
+            // Nothing read the value through `.value` yet, and nothing can until the
+            // change ends: reads need the mutex.
+            return nil
+        }
+        mutex.unlock()
+        observation.willSet()
+        lockOrTrap()
+        return observation
     }
 
-    /// Ends a change begun with `lockForModify()`: notifies and unlocks.
+    /// Ends a change begun with `lockForModify()`: notifies, unlocks, and tells the
+    /// registrar `didSet` if `lockForModify()` returned a bridge.
     @inlinable
-    func finishModify() {
+    func finishModify(_ observation: ObservationBridge?) {
         didChangeLocked()
+        observation?.didSet()
     }
 
     /// Locks `mutex`; traps if this thread already holds it, which only an in-place change
