@@ -2,6 +2,7 @@
 // "every After snippet compiles" means. `MigrationGuideTests` checks that each one is here.
 
 import FluxCapacitor
+import Observation
 
 extension Dispatcher {
     enum Repository: DispatchState {
@@ -140,4 +141,15 @@ func showSpinner(whileFetchingIn store: RepositoryStore, dustBuster: DustBuster)
             print(isFetching ? "loading…" : "done")
         }
         .cleaned(by: dustBuster)
+}
+
+@Observable
+final class RepositoryListViewModel {
+    private let store: RepositoryStore
+
+    init(store: RepositoryStore = .instantiate()) {
+        self.store = store
+    }
+
+    var names: [String] { store.repositories.value.map(\.name) }
 }

@@ -4,6 +4,7 @@
 
 import FluxCapacitor
 import FluxCapacitorTesting
+import Observation
 import Testing
 
 extension Dispatcher {
@@ -71,6 +72,29 @@ final class UserRepositoriesViewModel: Sendable {
                 print("\(repositories.count) repositories")
             }
             .cleaned(by: dustBuster)
+    }
+
+    func load(user login: String) async {
+        await action.fetchRepositories(ofUser: login)
+    }
+}
+
+@MainActor
+@Observable
+final class RepositoryListModel {
+    var filter = ""
+    private let action: RepositoryAction
+    private let store: RepositoryStore
+
+    init(action: RepositoryAction, store: RepositoryStore = .instantiate()) {
+        self.action = action
+        self.store = store
+    }
+
+    var isLoading: Bool { store.isRepositoryFetching.value }
+
+    var names: [String] {
+        store.repositories.value.map(\.name).filter { filter.isEmpty || $0.contains(filter) }
     }
 
     func load(user login: String) async {
