@@ -29,18 +29,23 @@ final class MainActorMirror {
     var count = 0
 }
 
+/// Reads `read` inside `withObservationTracking`, as a SwiftUI body does; returns what it
+/// read and a count of the calls of `onChange`.
+func countingChanges<Result>(_ read: () -> Result) -> (result: Result, changes: Locked<Int>) {
+    let changes = Locked(0)
+    let result = withObservationTracking(read) {
+        changes.withLock { $0 += 1 }
+    }
+    return (result, changes)
+}
+
 @Suite("Swift Observation of values", .isolatedDispatcher)
 struct ObservationTrackingTests {
     // MARK: Tracking
 
     @Test func aTrackedReadFiresOnceOnTheNextChange() {
         let variable = Variable(0)
-        let changes = Locked(0)
-        withObservationTracking {
-            _ = variable.value
-        } onChange: {
-            changes.withLock { $0 += 1 }
-        }
+        let changes = countingChanges { variable.value }.changes
         #expect(changes.value == 0)
         variable.value = 1
         #expect(changes.value == 1)
@@ -65,27 +70,18 @@ struct ObservationTrackingTests {
 
     @Test func eachRegistrationHearsTheChangeAfterIt() {
         let variable = Variable(0)
-        let changes = Locked(0)
-        for value in 1...3 {
-            withObservationTracking {
-                _ = variable.value
-            } onChange: {
-                changes.withLock { $0 += 1 }
-            }
+        let registrations = (1...3).map { value in
+            let changes = countingChanges { variable.value }.changes
             variable.value = value
+            return changes.value
         }
-        #expect(changes.value == 3)
+        #expect(registrations == [1, 1, 1])
     }
 
     @Test func aConstantIsTrackedThroughItsVariable() {
         let variable = Variable("a")
         let constant = Constant(variable)
-        let changes = Locked(0)
-        withObservationTracking {
-            _ = constant.value
-        } onChange: {
-            changes.withLock { $0 += 1 }
-        }
+        let changes = countingChanges { constant.value }.changes
         variable.value = "b"
         #expect(changes.value == 1)
     }
@@ -93,12 +89,7 @@ struct ObservationTrackingTests {
     @Test func aDerivedValueIsTrackedThroughItsSource() {
         let variable = Variable([1, 2])
         let count = variable.map(\.count)
-        let changes = Locked(0)
-        withObservationTracking {
-            _ = count.value
-        } onChange: {
-            changes.withLock { $0 += 1 }
-        }
+        let changes = countingChanges { count.value }.changes
         variable.value.append(3)
         #expect(changes.value == 1)
         #expect(count.value == 3)
@@ -106,12 +97,7 @@ struct ObservationTrackingTests {
 
     @Test func aDispatchThatChangesATrackedValueFires() {
         let store = CounterStore.instantiate()
-        let changes = Locked(0)
-        let count = withObservationTracking {
-            store.count.value
-        } onChange: {
-            changes.withLock { $0 += 1 }
-        }
+        let (count, changes) = countingChanges { store.count.value }
         #expect(count == 0)
         CounterAction().invoke(.increment)
         #expect(changes.value == 1, "fired before invoke returned")
@@ -122,12 +108,7 @@ struct ObservationTrackingTests {
         let read = Variable(0)
         let untouched = Variable(0)
         let otherStoreValue = CounterStore.instantiate()
-        let changes = Locked(0)
-        withObservationTracking {
-            _ = read.value
-        } onChange: {
-            changes.withLock { $0 += 1 }
-        }
+        let changes = countingChanges { read.value }.changes
         untouched.value = 1
         untouched.value += 1
         CounterAction().invoke(.increment)
@@ -139,25 +120,16 @@ struct ObservationTrackingTests {
 
     @Test func anObservableModelWhoseComputedPropertyReadsAStoreIsTracked() {
         let model = CounterViewModel()
-        let changes = Locked(0)
-        let label = withObservationTracking {
-            model.label
-        } onChange: {
-            changes.withLock { $0 += 1 }
-        }
+        let (label, changes) = countingChanges { model.label }
         #expect(label == "count: 0")
         CounterAction().invoke(.add(2))
         #expect(changes.value == 1)
         #expect(model.label == "count: 2")
 
         // The model's own properties are tracked beside the store's values.
-        withObservationTracking {
-            _ = model.label
-        } onChange: {
-            changes.withLock { $0 += 1 }
-        }
+        let again = countingChanges { model.label }.changes
         model.prefix = "total"
-        #expect(changes.value == 2)
+        #expect(again.value == 1)
     }
 
     @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)

@@ -84,7 +84,7 @@ public enum Catalog {
             target: "(context for set of a read value)",
             make: { contender in
                 switch contender {
-                case .fluxCapacitor: FluxDispatchOfReadValue()
+                case .fluxCapacitor: FluxDispatch(readThroughValue: true)
                 case .baseline: BaselineDispatch()
                 case .openCombine: CombineSend()
                 }
@@ -97,7 +97,7 @@ public enum Catalog {
             target: "≤ 6× baseline, 0 mallocs",
             make: { contender in
                 switch contender {
-                case .fluxCapacitor: FluxSetOfReadValue()
+                case .fluxCapacitor: FluxSet(readThroughValue: true)
                 case .baseline: BaselineSet()
                 case .openCombine: CombineSend()
                 }

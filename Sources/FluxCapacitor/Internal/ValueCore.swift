@@ -102,11 +102,11 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         lockOrTrap()
         if let observation {
             mutex.unlock()
-            observation.willSet()
+            observation._withUnsafeGuaranteedRef { $0.willSet() }
             lockOrTrap()
             swap(&storage, &replaced)
             didChangeLocked()
-            observation.didSet()
+            observation._withUnsafeGuaranteedRef { $0.didSet() }
         } else {
             swap(&storage, &replaced)
             didChangeLocked()
@@ -119,7 +119,7 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     /// `finishModify(_:)` ends and notifies. Returns the bridge to Observation if the
     /// value was ever read through `.value`, after telling its registrar `willSet`.
     @inlinable
-    func lockForModify() -> ObservationBridge? {
+    func lockForModify() -> Unmanaged<ObservationBridge>? {
         lockOrTrap()
         guard let observation else {
             // Nothing read the value through `.value` yet, and nothing can until the
@@ -127,7 +127,7 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
             return nil
         }
         mutex.unlock()
-        observation.willSet()
+        observation._withUnsafeGuaranteedRef { $0.willSet() }
         lockOrTrap()
         return observation
     }
@@ -135,9 +135,9 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     /// Ends a change begun with `lockForModify()`: notifies, unlocks, and tells the
     /// registrar `didSet` if `lockForModify()` returned a bridge.
     @inlinable
-    func finishModify(_ observation: ObservationBridge?) {
+    func finishModify(_ observation: Unmanaged<ObservationBridge>?) {
         didChangeLocked()
-        observation?.didSet()
+        observation?._withUnsafeGuaranteedRef { $0.didSet() }
     }
 
     /// Locks `mutex`; traps if this thread already holds it, which only an in-place change

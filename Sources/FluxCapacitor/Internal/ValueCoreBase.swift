@@ -82,22 +82,28 @@ class ValueCoreBase: @unchecked Sendable {
     /// nothing to hear of. A flag that each change cleared would be wrong: a change between
     /// a read and the tracker's install (which Observation does after the read) would
     /// clear it, and the next change, after the install, would skip the registrar.
+    ///
+    /// Held retained (released in `deinit`) and used without retaining it again: a change
+    /// runs while its caller holds the core, so the bridge outlives the call, and a retain
+    /// and release per change would add to the cost of every tracked change.
     @usableFromInline
     @exclusivity(unchecked)
-    final var observation: ObservationBridge?
+    final var observation: Unmanaged<ObservationBridge>?
 
     /// Records a read through `.value`: makes the bridge if this is the first, and tells
     /// the registrar (which calls no user code and takes no lock of ours). Call with
     /// `mutex` held.
     @usableFromInline
     final func noteReadLocked() {
-        if let observation {
-            observation.access()
-        } else {
-            let observation = ObservationBridge()
-            self.observation = observation
-            observation.access()
-        }
+        let observation = self.observation ?? makeObservation()
+        observation._withUnsafeGuaranteedRef { $0.access() }
+    }
+
+    /// Makes the bridge to Observation. Call with `mutex` held, once.
+    private final func makeObservation() -> Unmanaged<ObservationBridge> {
+        let observation = Unmanaged.passRetained(ObservationBridge())
+        self.observation = observation
+        return observation
     }
 
     @exclusivity(unchecked)
@@ -125,6 +131,7 @@ class ValueCoreBase: @unchecked Sendable {
     }
 
     deinit {
+        observation?.release()
         upstream?.observation.clean()
         // After the cut, no observer is inside `remove(_:)` and none will enter it.
         link.cut()
