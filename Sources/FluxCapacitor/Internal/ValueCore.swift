@@ -34,6 +34,15 @@
 /// careful path only while `backlogs` is not empty. (The backlogs live in the core, not in
 /// the observers, which stay small: an observer is one allocation per `observe`.)
 ///
+/// ## Observation
+///
+/// A read through `.value` registers with Swift's Observation (`withObservationTracking`,
+/// SwiftUI), making the core's `observation` bridge the first time. A change of a value
+/// that has a bridge tells its registrar `willSet` before storing the value (without the
+/// mutex, since trackers run there and may read the value) and `didSet` after its round;
+/// a value without one skips Observation. Why deciding this in the critical section that
+/// writes is safe is told at `observation`.
+///
 /// ## Releasing values
 ///
 /// Values are let go of outside the mutex (a replaced value, queued values), because the
