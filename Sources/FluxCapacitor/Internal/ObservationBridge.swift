@@ -18,25 +18,29 @@ final class ObservationBridge: Observable, Sendable {
     /// The registrar of the value's one observable property.
     let registrar = ObservationRegistrar()
 
+    /// The key path the registrar knows the value by: made once, rather than fetched from
+    /// the runtime's key path cache at every call.
+    private static let keyPath: any KeyPath<ObservationBridge, ObservationRegistrar> & Sendable = \.registrar
+
     @usableFromInline
     init() {}
 
     /// Records a read of the value in the current `withObservationTracking` scope, if any.
     @usableFromInline
     func access() {
-        registrar.access(self, keyPath: \.registrar)
+        registrar.access(self, keyPath: Self.keyPath)
     }
 
     /// Tells trackers that the value is about to change: `withObservationTracking`'s
     /// `onChange` runs here, on the calling thread. Call without holding the core's mutex.
     @usableFromInline
     func willSet() {
-        registrar.willSet(self, keyPath: \.registrar)
+        registrar.willSet(self, keyPath: Self.keyPath)
     }
 
     /// Tells trackers that the value changed. Call without holding the core's mutex.
     @usableFromInline
     func didSet() {
-        registrar.didSet(self, keyPath: \.registrar)
+        registrar.didSet(self, keyPath: Self.keyPath)
     }
 }
