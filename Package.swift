@@ -4,8 +4,9 @@ import PackageDescription
 
 let package = Package(
     name: "FluxCapacitor",
-    // Duration, Task.sleep(for:) and os_unfair_lock.
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    // Observation (so that every `Variable` and `Constant` takes part in it, with no
+    // availability checks), Duration, Task.sleep(for:) and os_unfair_lock.
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "FluxCapacitor", targets: ["FluxCapacitor"]),
         // Helpers for testing stores and actions: an isolated-dispatcher trait for Swift

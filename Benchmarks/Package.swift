@@ -5,7 +5,7 @@ import PackageDescription
 // A package of its own, so that the library stays free of dependencies.
 let package = Package(
     name: "FluxCapacitorBenchmarks",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "FluxCapacitor", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),

@@ -37,6 +37,18 @@ extension PrimitiveValue where Trait == ImmutableTrait {
     /// ```swift
     /// let count = store.repositories.value.count
     /// ```
+    ///
+    /// Reading it takes part in Swift's Observation through the ``Variable`` it was made
+    /// from: a SwiftUI `body` or an `@Observable` model's computed property that reads it
+    /// is told of the variable's next change (see `Variable.value`).
+    ///
+    /// ```swift
+    /// @Observable
+    /// final class RepositoryListModel {
+    ///     private let store = RepositoryStore.instantiate()
+    ///     var count: Int { store.repositories.value.count }
+    /// }
+    /// ```
     @inlinable
     public var value: Element {
         core.value

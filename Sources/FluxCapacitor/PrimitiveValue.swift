@@ -26,6 +26,12 @@ public protocol ValueTrait {}
 ///
 /// Values are thread-safe: any thread may read, set and observe them at once. Observers
 /// are called without any lock held, so they may set values, observe and clean.
+///
+/// Reading `.value` also takes part in Swift's Observation, so a SwiftUI view or an
+/// `@Observable` model that reads a store's values is updated when they change, with no
+/// glue code. Observation calls its trackers on the thread that changes the value: change
+/// the values views read on the main actor (dispatch from main-actor code), or copy values
+/// that change elsewhere into main-actor state with ``bind(to:_:)``.
 public final class PrimitiveValue<Trait: ValueTrait, Element: Sendable>: Sendable {
     @usableFromInline
     let core: ValueCore<Element>

@@ -2,6 +2,7 @@
 // "every After snippet compiles" means. `MigrationGuideTests` checks that each one is here.
 
 import FluxCapacitor
+import Observation
 
 extension Dispatcher {
     enum Repository: DispatchState {
@@ -207,4 +208,15 @@ func sayWhenSaved(in store: FavoriteStore, dustBuster: DustBuster) {
             print("\(repository.name) saved to favorites")
         }
         .cleaned(by: dustBuster)
+}
+
+@Observable
+final class RepositoryListViewModel {
+    private let store: RepositoryStore
+
+    init(store: RepositoryStore = .instantiate()) {
+        self.store = store
+    }
+
+    var names: [String] { store.repositories.value.map(\.name) }
 }

@@ -1,5 +1,6 @@
 import FluxCapacitor
 import Foundation
+import Observation
 import Testing
 
 @Suite("MIGRATION.md")
@@ -17,6 +18,22 @@ struct MigrationGuideTests {
         #expect(snippets.count >= 12)
         for snippet in snippets {
             #expect(compiled.contains(snippet), "not compiled:\n\(snippet)")
+        }
+    }
+
+    @Test func theMigratedSwiftUIViewModelIsTrackedWithoutCopies() {
+        Dispatcher.withCurrent(Dispatcher()) {
+            let viewModel = RepositoryListViewModel()
+            let changed = ChangeCount()
+            let names = withObservationTracking {
+                viewModel.names
+            } onChange: {
+                changed.increment()
+            }
+            #expect(names.isEmpty)
+            RepositoryAction().invoke(.addRepositories([GitHub.Repository(name: "FluxCapacitor")]))
+            #expect(changed.count == 1)
+            #expect(viewModel.names == ["FluxCapacitor"])
         }
     }
 
@@ -83,4 +100,13 @@ struct MigrationGuideTests {
         }
         return snippets
     }
+}
+
+/// Counts `onChange` calls.
+final class ChangeCount: @unchecked Sendable {
+    // Sendable: `lock` guards `stored`.
+    private let lock = NSLock()
+    private var stored = 0
+    var count: Int { lock.withLock { stored } }
+    func increment() { lock.withLock { stored += 1 } }
 }

@@ -4,6 +4,7 @@
 
 import FluxCapacitor
 import FluxCapacitorTesting
+import Observation
 import Testing
 
 extension Dispatcher {
@@ -112,6 +113,29 @@ final class FavoriteStore: Storable {
 
 struct FavoriteAction: Actionable {
     typealias DispatchStateType = Dispatcher.Favorite
+}
+
+@MainActor
+@Observable
+final class RepositoryListModel {
+    var filter = ""
+    private let action: RepositoryAction
+    private let store: RepositoryStore
+
+    init(action: RepositoryAction, store: RepositoryStore = .instantiate()) {
+        self.action = action
+        self.store = store
+    }
+
+    var isLoading: Bool { store.isRepositoryFetching.value }
+
+    var names: [String] {
+        store.repositories.value.map(\.name).filter { filter.isEmpty || $0.contains(filter) }
+    }
+
+    func load(user login: String) async {
+        await action.fetchRepositories(ofUser: login)
+    }
 }
 
 struct StubSession: GitHubSession {

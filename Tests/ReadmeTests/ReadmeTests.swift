@@ -1,6 +1,7 @@
 import FluxCapacitor
 import FluxCapacitorTesting
 import Foundation
+import Observation
 import Testing
 
 @Suite("README.md")
@@ -12,7 +13,7 @@ struct ReadmeTests {
             contentsOf: here.appendingPathComponent("ReadmeSnippets.swift"), encoding: .utf8)
 
         let blocks = Self.compiledBlocks(in: readme)
-        #expect(blocks.count == 7)
+        #expect(blocks.count == 8)
         for block in blocks {
             #expect(compiled.contains(block), "README block not in ReadmeSnippets.swift:\n\(block)")
         }
@@ -29,6 +30,33 @@ struct ReadmeTests {
         #expect(store.repositories.value == found)
         #expect(recorder.values == [[], found])
         #expect(store.isRepositoryFetching.value == false)
+    }
+
+    /// The SwiftUI section's model and view, without SwiftUI: what the view reads is
+    /// tracked, and a load started on the main actor changes it there.
+    @Test(.isolatedDispatcher) @MainActor func theSwiftUIModelIsTrackedAndChangesOnTheMainActor() async {
+        let mainKey = DispatchSpecificKey<String>()
+        DispatchQueue.main.setSpecific(key: mainKey, value: "main")
+        let found = [GitHub.Repository(name: "FluxCapacitor"), GitHub.Repository(name: "swift-log")]
+        let model = RepositoryListModel(action: RepositoryAction(session: StubSession(found: found)))
+        let changesOnMain = Locked<[Bool]>([])
+        func renderBody() -> [String] {
+            withObservationTracking {
+                _ = model.isLoading
+                return model.names
+            } onChange: {
+                changesOnMain.withLock { $0.append(DispatchQueue.getSpecific(key: mainKey) == "main") }
+            }
+        }
+        #expect(renderBody().isEmpty)
+
+        await model.load(user: "marty")  // the view's `.task`
+
+        #expect(changesOnMain.value == [true], "once per render, on the main actor")
+        #expect(renderBody() == ["FluxCapacitor", "swift-log"])
+        model.filter = "log"  // the view's search field
+        #expect(changesOnMain.value == [true, true])
+        #expect(renderBody() == ["swift-log"])
     }
 
     @Test(.isolatedDispatcher) func removingAllRepositoriesEmptiesTheStore() {
@@ -110,4 +138,14 @@ private final class Messages: @unchecked Sendable {
     func append(_ message: String) {
         lock.withLock { messages.append(message) }
     }
+}
+
+/// A value guarded by an `NSLock`, for test bookkeeping.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    // Sendable: `lock` guards `stored`.
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { lock.withLock { body(&stored) } }
 }

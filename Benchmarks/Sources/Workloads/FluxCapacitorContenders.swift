@@ -31,15 +31,22 @@ struct CounterAction: Actionable {
 }
 
 /// `action.invoke(.increment)` → `reduce` → `Variable += 1` → one `.current` observer.
+///
+/// With `readThroughValue`, the value was read through `.value` once, as a SwiftUI body or
+/// an `@Observable` model does, so each change also tells its Observation registrar
+/// (nothing tracks it while it is measured).
 final class FluxDispatch: Runner {
     private let store = CounterStore.instantiate()
     private let action = CounterAction()
     private let sink = Sink()
     private var dust: Dust?
 
-    init() {
+    init(readThroughValue: Bool = false) {
         let sink = self.sink
-        dust = store.count.observe { sink.total &+= $0 }
+        dust = store.count.observe(ignoreFirst: true) { sink.total &+= $0 }
+        if readThroughValue {
+            sink.total &+= store.count.value
+        }
     }
 
     deinit { dust?.clean() }
@@ -53,15 +60,19 @@ final class FluxDispatch: Runner {
     var checksum: Int { sink.total }
 }
 
-/// `variable.value = n` with one `.current` observer.
+/// `variable.value = n` with one `.current` observer; `readThroughValue` as for
+/// `FluxDispatch`.
 final class FluxSet: Runner {
     private let variable = Variable(0)
     private let sink = Sink()
     private var dust: Dust?
 
-    init() {
+    init(readThroughValue: Bool = false) {
         let sink = self.sink
-        dust = variable.observe { sink.total &+= $0 }
+        dust = variable.observe(ignoreFirst: true) { sink.total &+= $0 }
+        if readThroughValue {
+            sink.total &+= variable.value
+        }
     }
 
     deinit { dust?.clean() }

@@ -1,6 +1,8 @@
 import FluxCapacitor
+import Observation
 
 /// The favorite repositories; selecting one opens it.
+@Observable
 final class FavoriteViewModel: Sendable {
     private let action: RepositoryAction
     private let store: RepositoryStore

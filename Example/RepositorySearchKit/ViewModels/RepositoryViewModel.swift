@@ -1,6 +1,9 @@
 import FluxCapacitor
+import Foundation
+import Observation
 
 /// One repository (the app showed its web page), with a favorite toggle.
+@Observable
 final class RepositoryViewModel: Sendable {
     private let action: RepositoryAction
     private let store: RepositoryStore

@@ -1,7 +1,14 @@
 import FluxCapacitor
 import Foundation
+import Observation
 
 /// The search screen: a query, the users found so far, paging, and picking a user.
+///
+/// Like every view model of the example, it keeps no copy of the stores' state: its
+/// properties read the stores, and being `@Observable` it is ready for SwiftUI
+/// (`@State var model = SearchViewModel()`), whose views are redrawn when what they read
+/// changes, because reading a store's value takes part in Observation.
+@Observable
 final class SearchViewModel: Sendable {
     private let action: UserAction
     private let store: UserStore

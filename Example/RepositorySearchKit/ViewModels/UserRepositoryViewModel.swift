@@ -1,6 +1,8 @@
 import FluxCapacitor
+import Observation
 
 /// The selected user's repositories, paged, and opening one.
+@Observable
 final class UserRepositoryViewModel: Sendable {
     private let action: RepositoryAction
     private let repositoryStore: RepositoryStore

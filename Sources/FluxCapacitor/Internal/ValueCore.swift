@@ -34,6 +34,15 @@
 /// careful path only while `backlogs` is not empty. (The backlogs live in the core, not in
 /// the observers, which stay small: an observer is one allocation per `observe`.)
 ///
+/// ## Observation
+///
+/// A read through `.value` registers with Swift's Observation (`withObservationTracking`,
+/// SwiftUI), making the core's `observation` bridge the first time. A change of a value
+/// that has a bridge tells its registrar `willSet` before storing the value (without the
+/// mutex, since trackers run there and may read the value) and `didSet` after its round;
+/// a value without one skips Observation. Why deciding this in the critical section that
+/// writes is safe is told at `observation`.
+///
 /// ## Releasing values
 ///
 /// Values are let go of outside the mutex (a replaced value, queued values), because the
@@ -82,35 +91,62 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
 
     // MARK: Value
 
+    /// The value, read through `.value`: the read takes part in Swift's Observation (see
+    /// `observation`). The library's own reads use `snapshot()`, which does not.
     @inlinable
     var value: Element {
         lockOrTrap()
+        noteReadLocked()
         let value = storage
         mutex.unlock()
         return value
     }
 
+    /// Sets the value. If it was ever read through `.value`, the registrar hears of the
+    /// change: `willSet` before it (without the mutex, since trackers run there), `didSet`
+    /// after the observers of this round ran.
     @inlinable
     func set(_ newValue: Element) {
         var replaced = newValue
         lockOrTrap()
-        swap(&storage, &replaced)
-        didChangeLocked()
+        if let observation {
+            mutex.unlock()
+            observation._withUnsafeGuaranteedRef { $0.willSet() }
+            lockOrTrap()
+            swap(&storage, &replaced)
+            didChangeLocked()
+            observation._withUnsafeGuaranteedRef { $0.didSet() }
+        } else {
+            swap(&storage, &replaced)
+            didChangeLocked()
+        }
         // The old value goes here, after the unlock: its deinit may reach this value.
         withExtendedLifetime(replaced) {}
     }
 
     /// Locks for an in-place change of `storage` (no copy of the old value), which
-    /// `finishModify()` ends and notifies.
+    /// `finishModify(_:)` ends and notifies. Returns the bridge to Observation if the
+    /// value was ever read through `.value`, after telling its registrar `willSet`.
     @inlinable
-    func lockForModify() {
+    func lockForModify() -> Unmanaged<ObservationBridge>? {
         lockOrTrap()
+        guard let observation else {
+            // Nothing read the value through `.value` yet, and nothing can until the
+            // change ends: reads need the mutex.
+            return nil
+        }
+        mutex.unlock()
+        observation._withUnsafeGuaranteedRef { $0.willSet() }
+        lockOrTrap()
+        return observation
     }
 
-    /// Ends a change begun with `lockForModify()`: notifies and unlocks.
+    /// Ends a change begun with `lockForModify()`: notifies, unlocks, and tells the
+    /// registrar `didSet` if `lockForModify()` returned a bridge.
     @inlinable
-    func finishModify() {
+    func finishModify(_ observation: Unmanaged<ObservationBridge>?) {
         didChangeLocked()
+        observation?._withUnsafeGuaranteedRef { $0.didSet() }
     }
 
     /// Locks `mutex`; traps if this thread already holds it, which only an in-place change

@@ -69,6 +69,43 @@ class ValueCoreBase: @unchecked Sendable {
         }
     }
 
+    /// The value's part in Swift's Observation, made by the first read through `.value`
+    /// and never cleared; `nil` while nothing ever read the value that way, and then a
+    /// change skips the registrar entirely.
+    ///
+    /// Why this is safe without a "tracked" flag that changes clear: a read sets it and
+    /// registers with the registrar in one critical section of `mutex`, and a change looks
+    /// at it in the critical section that writes the value. The mutex orders the two: if
+    /// the read came first, the change sees the bridge and tells the registrar, so a
+    /// `withObservationTracking` that installed its observer after that read hears of the
+    /// change; if the change came first, the read returned the new value, so there was
+    /// nothing to hear of. A flag that each change cleared would be wrong: a change between
+    /// a read and the tracker's install (which Observation does after the read) would
+    /// clear it, and the next change, after the install, would skip the registrar.
+    ///
+    /// Held retained (released in `deinit`) and used without retaining it again: a change
+    /// runs while its caller holds the core, so the bridge outlives the call, and a retain
+    /// and release per change would add to the cost of every tracked change.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var observation: Unmanaged<ObservationBridge>?
+
+    /// Records a read through `.value`: makes the bridge if this is the first, and tells
+    /// the registrar (which calls no user code and takes no lock of ours). Call with
+    /// `mutex` held.
+    @usableFromInline
+    final func noteReadLocked() {
+        let observation = self.observation ?? makeObservation()
+        observation._withUnsafeGuaranteedRef { $0.access() }
+    }
+
+    /// Makes the bridge to Observation. Call with `mutex` held, once.
+    private final func makeObservation() -> Unmanaged<ObservationBridge> {
+        let observation = Unmanaged.passRetained(ObservationBridge())
+        self.observation = observation
+        return observation
+    }
+
     @exclusivity(unchecked)
     final var pendingRemovals: [ObserverDust] = []
     @exclusivity(unchecked)
@@ -94,6 +131,7 @@ class ValueCoreBase: @unchecked Sendable {
     }
 
     deinit {
+        observation?.release()
         upstream?.observation.clean()
         // After the cut, no observer is inside `remove(_:)` and none will enter it.
         link.cut()
