@@ -95,6 +95,12 @@ func fetchWhenEmpty(store: RepositoryStore, action: RepositoryAction, dustBuster
         .cleaned(by: dustBuster)
 }
 
+func printsTheCurrentValueFirst() {
+    let variable = Variable<Int>(0)
+    _ = variable.observe { value in print(value) }  // 0 -> 10 (0.10.0 printed 10 only)
+    variable.value = 10
+}
+
 func renderFromNowOn(store: RepositoryStore, dustBuster: DustBuster) {
     // The current repositories, then each change:
     store.repositories

@@ -5,22 +5,6 @@ import Testing
 
 @Suite("MIGRATION.md")
 struct MigrationGuideTests {
-    @Test func everyAfterSnippetOfTheGuideIsCompiledHere() throws {
-        let root = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let guide = try String(contentsOf: root.appendingPathComponent("MIGRATION.md"), encoding: .utf8)
-        let compiled = try String(
-            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-                .appendingPathComponent("MigrationGuideSnippets.swift"),
-            encoding: .utf8)
-
-        let snippets = Self.afterSnippets(in: guide)
-        #expect(snippets.count >= 12)
-        for snippet in snippets {
-            #expect(compiled.contains(snippet), "not compiled:\n\(snippet)")
-        }
-    }
-
     @Test func theMigratedSwiftUIViewModelIsTrackedWithoutCopies() {
         Dispatcher.withCurrent(Dispatcher()) {
             let viewModel = RepositoryListViewModel()
@@ -83,22 +67,6 @@ struct MigrationGuideTests {
         let dustBuster = DustBuster()
         reportDroppedDispatches(until: dustBuster)
         #expect(dustBuster.count == 1)
-    }
-
-    /// The Swift code blocks that follow a `**After**` line.
-    static func afterSnippets(in guide: String) -> [String] {
-        var snippets: [String] = []
-        var lines = guide.split(separator: "\n", omittingEmptySubsequences: false)[...]
-        while let line = lines.popFirst() {
-            guard line == "**After**" else { continue }
-            while let opening = lines.popFirst(), opening != "```swift" {}
-            var code: [Substring] = []
-            while let codeLine = lines.popFirst(), codeLine != "```" {
-                code.append(codeLine)
-            }
-            snippets.append(code.joined(separator: "\n"))
-        }
-        return snippets
     }
 }
 

@@ -194,3 +194,13 @@ struct RepositoryActionTests {
         await tester.receive(.isRepositoryFetching(false))
     }
 }
+
+func printsZeroThenTen() {
+    let variable = Variable<Int>(0)
+    let constant = Constant(variable)
+
+    _ = variable.observe { value in print(value) }  // 0 -> 10
+    _ = constant.observe { value in print(value) }  // 0 -> 10
+    variable.value = 10
+    print(constant.value)  // 10
+}

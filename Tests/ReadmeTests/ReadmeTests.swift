@@ -6,19 +6,6 @@ import Testing
 
 @Suite("README.md")
 struct ReadmeTests {
-    @Test func everyCompiledBlockOfTheReadmeIsBuiltHere() throws {
-        let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        let readme = try Self.readme()
-        let compiled = try String(
-            contentsOf: here.appendingPathComponent("ReadmeSnippets.swift"), encoding: .utf8)
-
-        let blocks = Self.compiledBlocks(in: readme)
-        #expect(blocks.count == 8)
-        for block in blocks {
-            #expect(compiled.contains(block), "README block not in ReadmeSnippets.swift:\n\(block)")
-        }
-    }
-
     @Test(.isolatedDispatcher) func theQuickStartViewModelHearsTheFetchedRepositories() async throws {
         let found = [GitHub.Repository(name: "FluxCapacitor"), GitHub.Repository(name: "swift-log")]
         let store = RepositoryStore.instantiate()
@@ -69,8 +56,8 @@ struct ReadmeTests {
         #expect(store.repositories.value.isEmpty)
     }
 
-    @Test(.isolatedDispatcher) func theFailuresTheReadmeShowsAreTheOnesATesterPrints() async throws {
-        let readme = try Self.readme()
+    @Test(.isolatedDispatcher) func theFailuresTheTestingArticleShowsAreTheOnesATesterPrints() async throws {
+        let article = try Self.testingArticle()
         let failures = Messages()
         let reporter = IssueReporter { message, _ in failures.append(message) }
         let fluxCapacitor = GitHub.Repository(name: "FluxCapacitor")
@@ -84,14 +71,16 @@ struct ReadmeTests {
 
         #expect(failures.all.count == 2)
         for failure in failures.all {
-            #expect(readme.contains("```text\n\(failure)\n```"), "README does not show:\n\(failure)")
+            #expect(article.contains("```text\n\(failure)\n```"), "Testing.md does not show:\n\(failure)")
         }
     }
 
-    static func readme() throws -> String {
+    static func testingArticle() throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        return try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        return try String(
+            contentsOf: root.appendingPathComponent("Sources/FluxCapacitor/FluxCapacitor.docc/Testing.md"),
+            encoding: .utf8)
     }
 
     @Test(.isolatedDispatcher) func theEventsStoreSendsEachSavedFavoriteOnceAndKeepsNone() {
@@ -105,25 +94,6 @@ struct ReadmeTests {
 
         #expect(saved.values == [swiftLog], "what was sent before observing is not replayed")
         #expect(store.favorites.value == [fluxCapacitor, swiftLog])
-    }
-
-    /// The Swift code blocks that follow a `<!-- compiled -->` line.
-    static func compiledBlocks(in readme: String) -> [String] {
-        var blocks: [String] = []
-        var lines = readme.split(separator: "\n", omittingEmptySubsequences: false)[...]
-        while let line = lines.popFirst() {
-            guard line == "<!-- compiled -->" else { continue }
-            guard lines.popFirst() == "```swift" else {
-                Issue.record("`<!-- compiled -->` must be followed by a ```swift line")
-                continue
-            }
-            var code: [Substring] = []
-            while let codeLine = lines.popFirst(), codeLine != "```" {
-                code.append(codeLine)
-            }
-            blocks.append(code.joined(separator: "\n"))
-        }
-        return blocks
     }
 }
 
