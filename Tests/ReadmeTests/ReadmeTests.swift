@@ -6,6 +6,20 @@ import Testing
 
 @Suite("README.md")
 struct ReadmeTests {
+    @Test(.isolatedDispatcher) func theLandingPageCounterCountsEachIncrement() {
+        let store = CounterStore.instantiate()
+        countOnce()
+        #expect(store.count.value == 1)
+    }
+
+    @Test(.isolatedDispatcher) func theArticlesDerivedValuesFollowTheStore() {
+        let store = RepositoryStore.instantiate()
+        let (counter, isFetching) = derive(from: store)
+        RepositoryAction(session: StubSession(found: [])).invoke(.addRepositories([GitHub.Repository(name: "a")]))
+        #expect(counter.value == "1 repositories")
+        #expect(isFetching.value == false)
+    }
+
     @Test(.isolatedDispatcher) func theQuickStartViewModelHearsTheFetchedRepositories() async throws {
         let found = [GitHub.Repository(name: "FluxCapacitor"), GitHub.Repository(name: "swift-log")]
         let store = RepositoryStore.instantiate()

@@ -1,0 +1,108 @@
+// The code samples of the DocC articles (Sources/FluxCapacitor/FluxCapacitor.docc) that
+// the README does not already compile, verbatim (indentation aside): the documentation
+// sample check finds each here. Edit the article first, then copy the sample here.
+
+import FluxCapacitor
+import XCTest
+
+// FluxCapacitor.md
+
+extension Dispatcher {
+    enum Counter: DispatchState {
+        typealias RelatedStoreType = CounterStore
+        typealias RelatedActionType = CounterAction
+
+        case increment
+    }
+}
+
+final class CounterStore: Storable {
+    typealias DispatchStateType = Dispatcher.Counter
+
+    let count: Constant<Int>
+    private let _count = Variable(0)
+
+    required init() { count = Constant(_count) }
+
+    func reduce(with state: Dispatcher.Counter) {
+        switch state {
+        case .increment: _count.value += 1
+        }
+    }
+}
+
+struct CounterAction: Actionable {
+    typealias DispatchStateType = Dispatcher.Counter
+}
+
+func countOnce() {
+    let store = CounterStore.instantiate()
+    let dust = store.count.observe { count in print(count) }  // 0, then 1
+    CounterAction().invoke(.increment)
+    dust.clean()
+}
+
+// ObservingValues.md
+
+func observeAndClean(store: RepositoryStore, dustBuster: DustBuster) {
+    store.repositories
+        .observe(on: .main) { repositories in
+            render(repositories)
+        }
+        .cleaned(by: dustBuster)
+}
+
+func derive(from store: RepositoryStore) -> (Constant<String>, Constant<Bool>) {
+    let counter: Constant<String> = store.repositories.map { "\($0.count) repositories" }
+    let isFetching: Constant<Bool> = store.isRepositoryFetching.removeDuplicates()
+    return (counter, isFetching)
+}
+
+func renderEach(of store: RepositoryStore) async {
+    for await repositories in store.repositories.values {
+        render(repositories)
+    }
+}
+
+@MainActor
+final class RepositoryListViewModel {
+    private(set) var titles: [String] = []
+    private(set) var counter = ""
+
+    init(store: RepositoryStore = .instantiate()) {
+        store.repositories.observe(duringScopeOf: self) { viewModel, repositories in
+            viewModel.titles = repositories.map(\.name)
+        }
+        store.repositories.map { "\($0.count) repositories" }.bind(to: self, \.counter)
+    }
+}
+
+// SendingEvents.md
+
+func toastWhenSaved(in store: FavoriteStore, dustBuster: DustBuster) {
+    store.saved
+        .observe(on: .main) { repository in
+            showToast("\(repository.name) saved to favorites")
+        }
+        .cleaned(by: dustBuster)
+}
+
+// Testing.md
+
+final class RepositoryXCTests: XCTestCase {
+    override func invokeTest() {
+        Dispatcher.withCurrent(Dispatcher()) { super.invokeTest() }
+    }
+}
+
+// What the samples call.
+
+/// What a screen draws: here, a line.
+func render(_ repositories: [GitHub.Repository]) {
+    print("\(repositories.count) repositories")
+}
+
+/// What a screen shows for a moment: here, a line.
+func showToast(_ message: String) {
+    print(message)
+}
