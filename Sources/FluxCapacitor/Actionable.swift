@@ -33,10 +33,6 @@ extension Actionable {
     /// queued and runs after the current one, before the outermost `invoke` returns.
     /// If no instance of the store is alive, the state is dropped and reported to the
     /// dispatcher's log (see ``Dispatcher/observeDispatches(_:)``).
-    ///
-    /// ```swift
-    /// action.invoke(.removeAllRepositories)
-    /// ```
     @inlinable
     public func invoke(_ state: DispatchStateType) {
         Dispatcher.dispatchInCurrent(state)
