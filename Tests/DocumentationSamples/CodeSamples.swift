@@ -38,6 +38,7 @@ public struct CodeSample: Sendable, CustomStringConvertible {
         self.status = status
     }
 
+    /// `file:line`, where an editor can open the sample.
     public var description: String { "\(file):\(line)" }
 }
 
