@@ -33,6 +33,8 @@ extension Actionable {
     /// queued and runs after the current one, before the outermost `invoke` returns.
     /// If no instance of the store is alive, the state is dropped and reported to the
     /// dispatcher's log (see ``Dispatcher/observeDispatches(_:)``).
+    ///
+    /// - Parameter state: The state to dispatch.
     @inlinable
     public func invoke(_ state: DispatchStateType) {
         Dispatcher.dispatchInCurrent(state)

@@ -32,6 +32,8 @@ public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
     let bufferingPolicy: BufferingPolicy
 
     /// Starts observing: the iterator yields the current value, then each change.
+    ///
+    /// - Returns: The iterator, already observing.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(bufferingPolicy: bufferingPolicy) { continuation in
             core.observe(on: .current, ignoreFirst: false) { value in
@@ -61,12 +63,17 @@ public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
 
         /// The next value, waiting for it if needed; `nil` once the iterating task is
         /// cancelled.
+        ///
+        /// - Returns: The next value, or `nil` once the task is cancelled.
         public mutating func next() async -> Element? {
             await base.next(isolation: #isolation)
         }
 
         /// The next value, waiting for it on `actor`; `nil` once the iterating task is
         /// cancelled.
+        ///
+        /// - Parameter actor: The actor to wait on: the caller's.
+        /// - Returns: The next value, or `nil` once the task is cancelled.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
             await base.next(isolation: actor)
         }

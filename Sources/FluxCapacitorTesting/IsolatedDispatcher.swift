@@ -25,6 +25,12 @@ public struct IsolatedDispatcherTrait: TestTrait, SuiteTrait, TestScoping {
 
     #if compiler(>=6.2)
     /// Runs `function` with a new dispatcher as `Dispatcher.current`.
+    ///
+    /// - Parameters:
+    ///   - test: The test or suite the trait is attached to.
+    ///   - testCase: The test case to run, or `nil` for a suite.
+    ///   - function: The test case, run inside the new dispatcher's scope.
+    /// - Throws: What `function` throws.
     public func provideScope(
         for test: Test,
         testCase: Test.Case?,
@@ -36,6 +42,12 @@ public struct IsolatedDispatcherTrait: TestTrait, SuiteTrait, TestScoping {
     }
     #else
     /// Runs `function` with a new dispatcher as `Dispatcher.current`.
+    ///
+    /// - Parameters:
+    ///   - test: The test or suite the trait is attached to.
+    ///   - testCase: The test case to run, or `nil` for a suite.
+    ///   - function: The test case, run inside the new dispatcher's scope.
+    /// - Throws: What `function` throws.
     public func provideScope(
         for test: Test,
         testCase: Test.Case?,

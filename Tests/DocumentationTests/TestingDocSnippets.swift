@@ -122,12 +122,10 @@ func valueRecorderInitSample(store: RepositoryStore) {
     #expect(saved.values == [fluxCapacitor])
 }
 
-func timeoutSample(flags: ValueRecorder<Bool>) async {
+func timeoutSample(flags: ValueRecorder<Bool>) async throws {
     do {
         _ = try await flags.waitForValues(count: 3)
     } catch let timeout as ValueRecorder<Bool>.Timeout {
         print(timeout)  // waited for 3 values, got 2: [false, true]
-    } catch {
-        print(error)
     }
 }
