@@ -52,6 +52,13 @@ let package = Package(
             name: "ReadmeTests",
             dependencies: ["FluxCapacitor", "FluxCapacitorTesting"]
         ),
+        // Finds the documentation's code samples (README, MIGRATION, the DocC articles, doc
+        // comments) for the tests that check each is compiled or says why not.
+        .target(name: "DocumentationSamples", path: "Tests/DocumentationSamples"),
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: ["DocumentationSamples", "FluxCapacitor", "FluxCapacitorTesting"]
+        ),
     ]
 )
 

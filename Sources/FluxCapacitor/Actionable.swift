@@ -34,9 +34,7 @@ extension Actionable {
     /// If no instance of the store is alive, the state is dropped and reported to the
     /// dispatcher's log (see ``Dispatcher/observeDispatches(_:)``).
     ///
-    /// ```swift
-    /// action.invoke(.removeAllRepositories)
-    /// ```
+    /// - Parameter state: The state to dispatch.
     @inlinable
     public func invoke(_ state: DispatchStateType) {
         Dispatcher.dispatchInCurrent(state)

@@ -17,18 +17,9 @@
 /// (the buffer grows with a slow consumer's backlog), or what `bufferingPolicy` keeps.
 public struct AsyncSignalValues<Element: Sendable>: AsyncSequence, Sendable {
     /// The sequence never fails.
-    ///
-    /// ```swift
-    /// for await alert in store.alerts.values { show(alert) } // no `try`
-    /// ```
     public typealias Failure = Never
 
     /// Yields the values, as ``AsyncValues``'s iterator does.
-    ///
-    /// ```swift
-    /// var iterator = store.alerts.values.makeAsyncIterator()
-    /// let alert = await iterator.next()
-    /// ```
     public typealias AsyncIterator = AsyncValues<Element>.AsyncIterator
 
     let core: SignalCore<Element>
@@ -39,7 +30,7 @@ public struct AsyncSignalValues<Element: Sendable>: AsyncSequence, Sendable {
     /// ```swift
     /// var iterator = sink.signal.values.makeAsyncIterator()
     /// sink.send(1)
-    /// let one = await iterator.next() // 1
+    /// let one = await iterator.next()  // 1
     /// ```
     ///
     /// - Returns: The iterator, already observing.
@@ -55,14 +46,6 @@ public struct AsyncSignalValues<Element: Sendable>: AsyncSequence, Sendable {
 extension Signal {
     /// Each value sent from the start of iteration on, in order, as an `AsyncSequence`;
     /// every value is buffered until the consumer takes it (see ``AsyncSignalValues``).
-    ///
-    /// ```swift
-    /// Task {
-    ///     for await alert in store.alerts.values {
-    ///         show(alert)
-    ///     }
-    /// }
-    /// ```
     public var values: AsyncSignalValues<Element> {
         AsyncSignalValues(core: core, bufferingPolicy: .unbounded)
     }
@@ -71,8 +54,8 @@ extension Signal {
     /// what a slow consumer has not taken according to `bufferingPolicy`.
     ///
     /// ```swift
-    /// for await progress in downloads.progress.values(bufferingPolicy: .bufferingNewest(1)) {
-    ///     render(progress)
+    /// for await repository in store.saved.values(bufferingPolicy: .bufferingNewest(1)) {
+    ///     showToast("\(repository.name) saved to favorites")  // the latest one only
     /// }
     /// ```
     ///

@@ -22,18 +22,10 @@
 /// taken and misses the later ones.
 public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
     /// The sequence never fails.
-    ///
-    /// ```swift
-    /// for await count in store.count.values { print(count) } // no `try`
-    /// ```
     public typealias Failure = Never
 
     /// What a consumer that falls behind sees: `.unbounded`, `.bufferingNewest(n)` or
     /// `.bufferingOldest(n)`, as for `AsyncStream`.
-    ///
-    /// ```swift
-    /// for await screen in store.screen.values(bufferingPolicy: .bufferingNewest(1)) { render(screen) }
-    /// ```
     public typealias BufferingPolicy = AsyncStream<Element>.Continuation.BufferingPolicy
 
     let core: ValueCore<Element>
@@ -41,10 +33,7 @@ public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Starts observing: the iterator yields the current value, then each change.
     ///
-    /// ```swift
-    /// var iterator = store.count.values.makeAsyncIterator()
-    /// let current = await iterator.next()
-    /// ```
+    /// - Returns: The iterator, already observing.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(bufferingPolicy: bufferingPolicy) { continuation in
             core.observe(on: .current, ignoreFirst: false) { value in
@@ -54,11 +43,6 @@ public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Yields the values of an ``AsyncValues`` sequence.
-    ///
-    /// ```swift
-    /// var iterator = store.count.values.makeAsyncIterator()
-    /// while let count = await iterator.next() { print(count) }
-    /// ```
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<Element>.Iterator
         let subscription: Subscription
@@ -80,9 +64,7 @@ public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
         /// The next value, waiting for it if needed; `nil` once the iterating task is
         /// cancelled.
         ///
-        /// ```swift
-        /// let next = await iterator.next()
-        /// ```
+        /// - Returns: The next value, or `nil` once the task is cancelled.
         public mutating func next() async -> Element? {
             await base.next(isolation: #isolation)
         }
@@ -90,9 +72,8 @@ public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
         /// The next value, waiting for it on `actor`; `nil` once the iterating task is
         /// cancelled.
         ///
-        /// ```swift
-        /// let next = await iterator.next(isolation: #isolation)
-        /// ```
+        /// - Parameter actor: The actor to wait on: the caller's.
+        /// - Returns: The next value, or `nil` once the task is cancelled.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
             await base.next(isolation: actor)
         }
@@ -127,7 +108,7 @@ extension PrimitiveValue {
     /// ```swift
     /// Task {
     ///     for await isFetching in store.isRepositoryFetching.values {
-    ///         spinner.isHidden = !isFetching
+    ///         print(isFetching ? "loading…" : "done")
     ///     }
     /// }
     /// ```
@@ -140,9 +121,12 @@ extension PrimitiveValue {
     ///
     /// ```swift
     /// for await repositories in store.repositories.values(bufferingPolicy: .bufferingNewest(1)) {
-    ///     render(repositories) // always the latest state, never a backlog
+    ///     render(repositories)  // always the latest state, never a backlog
     /// }
     /// ```
+    ///
+    /// - Parameter bufferingPolicy: What to keep for a consumer that falls behind.
+    /// - Returns: The sequence.
     public func values(bufferingPolicy: AsyncValues<Element>.BufferingPolicy) -> AsyncValues<Element> {
         AsyncValues(core: core, bufferingPolicy: bufferingPolicy)
     }

@@ -1,7 +1,7 @@
 /// The trait of a ``Constant``: its value can be read, not set.
 ///
 /// ```swift
-/// let count: PrimitiveValue<ImmutableTrait, Int> = Constant(_count) // what `Constant<Int>` spells
+/// let count: PrimitiveValue<ImmutableTrait, Int> = Constant(_count)  // what `Constant<Int>` spells
 /// ```
 public enum ImmutableTrait: ValueTrait, Sendable {}
 
@@ -9,8 +9,8 @@ public enum ImmutableTrait: ValueTrait, Sendable {}
 /// private ``Variable``s.
 ///
 /// ```swift
-/// let repositories: Constant<[Repository]>
-/// private let _repositories = Variable<[Repository]>([])
+/// let repositories: Constant<[GitHub.Repository]>
+/// private let _repositories = Variable<[GitHub.Repository]>([])
 ///
 /// required init() {
 ///     repositories = Constant(_repositories)
@@ -26,17 +26,15 @@ extension PrimitiveValue where Trait == ImmutableTrait {
     /// let variable = Variable<Int>(0)
     /// let constant = Constant(variable)
     /// variable.value = 1
-    /// print(constant.value) // 1
+    /// print(constant.value)  // 1
     /// ```
+    ///
+    /// - Parameter variable: The variable to follow.
     public convenience init(_ variable: Variable<Element>) {
         self.init(core: variable.core)
     }
 
     /// The current value.
-    ///
-    /// ```swift
-    /// let count = store.repositories.value.count
-    /// ```
     ///
     /// Reading it takes part in Swift's Observation through the ``Variable`` it was made
     /// from: a SwiftUI `body` or an `@Observable` model's computed property that reads it

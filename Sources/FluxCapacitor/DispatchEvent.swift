@@ -2,18 +2,12 @@
 /// dispatch is. See ``Dispatcher/observeDispatches(_:)``.
 ///
 /// ```swift
-/// Dispatcher.shared.observeDispatches { event in
+/// let logging = Dispatcher.shared.observeDispatches { event in
 ///     print(event.phase, event.storeType, event.state)
 /// }
 /// ```
 public struct DispatchEvent {
     /// Where a dispatch is when the log hears of it.
-    ///
-    /// ```swift
-    /// Dispatcher.shared.observeDispatches { event in
-    ///     if event.phase == .droppedWithoutStore { print("no \(event.storeType) for \(event.state)") }
-    /// }
-    /// ```
     public enum Phase: Sendable, Hashable {
         /// The live store is about to reduce the state.
         case willReduce
@@ -24,38 +18,26 @@ public struct DispatchEvent {
     }
 
     /// Where the dispatch is.
-    ///
-    /// ```swift
-    /// if event.phase == .willReduce { print(event.state) }
-    /// ```
     public let phase: Phase
 
     /// The dispatched state.
     ///
+    /// Cast it to your state type to read its cases:
+    ///
     /// ```swift
-    /// if case Dispatcher.User.addUsers(let users)? = event.state as? Dispatcher.User { print(users) }
+    /// if case .addRepositories(let added)? = event.state as? Dispatcher.Repository {
+    ///     print("\(added.count) repositories added")
+    /// }
     /// ```
     public let state: any DispatchState
 
     /// The store type the state is for (its `RelatedStoreType`).
-    ///
-    /// ```swift
-    /// print(event.storeType) // UserStore
-    /// ```
     public let storeType: any Storable.Type
 
     /// The live store that reduces the state; `nil` when it was dropped.
-    ///
-    /// ```swift
-    /// if let store = event.store as? UserStore { print(store.users.value.count) }
-    /// ```
     public let store: (any Storable)?
 
     /// Whether a live store received the state.
-    ///
-    /// ```swift
-    /// if !event.wasReceived { print("dropped: \(event.state)") }
-    /// ```
     public var wasReceived: Bool { store != nil }
 
     init<State: DispatchState>(phase: Phase, state: State, store: State.RelatedStoreType?) {

@@ -5,7 +5,7 @@
 ///
 /// ```swift
 /// extension Dispatcher {
-///     enum Repository: DispatchState {
+///     enum Repository: DispatchState, Equatable {
 ///         typealias RelatedStoreType = RepositoryStore
 ///         typealias RelatedActionType = RepositoryAction
 ///

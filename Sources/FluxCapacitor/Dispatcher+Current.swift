@@ -8,10 +8,6 @@ extension Dispatcher {
     /// The dispatcher that ``Storable/instantiate()``, ``Storable/clear()`` and
     /// ``Actionable/invoke(_:)`` use here: the one bound by the innermost enclosing
     /// ``withCurrent(_:operation:)``, else ``shared``.
-    ///
-    /// ```swift
-    /// let dispatcher = Dispatcher.current
-    /// ```
     public static var current: Dispatcher {
         // Until the first scope, skip the task-local lookup: it is most of the cost of
         // `current`, and programs that never scope never pay for it.
@@ -31,8 +27,8 @@ extension Dispatcher {
     /// ```swift
     /// Dispatcher.withCurrent(Dispatcher()) {
     ///     let store = RepositoryStore.instantiate()
-    ///     RepositoryAction().invoke(.removeAllRepositories)
-    ///     #expect(store.repositories.value.isEmpty)
+    ///     action.invoke(.addRepositories([fluxCapacitor]))
+    ///     #expect(store.repositories.value == [fluxCapacitor])
     /// }
     /// ```
     ///
@@ -47,10 +43,16 @@ extension Dispatcher {
     ///
     /// ```swift
     /// let dispatcher = Dispatcher.current
-    /// session.send(request) { result in
-    ///     Dispatcher.withCurrent(dispatcher) { action.invoke(.loaded(result)) }
+    /// DispatchQueue.global().async {
+    ///     Dispatcher.withCurrent(dispatcher) { action.invoke(.removeAllRepositories) }
     /// }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - dispatcher: The dispatcher to use inside `operation`.
+    ///   - operation: The code to run.
+    /// - Returns: What `operation` returns.
+    /// - Throws: What `operation` throws.
     public static func withCurrent<Result>(
         _ dispatcher: Dispatcher,
         operation: () throws -> Result
@@ -64,9 +66,16 @@ extension Dispatcher {
     ///
     /// ```swift
     /// await Dispatcher.withCurrent(Dispatcher()) {
-    ///     await UserAction().fetchUsers(withQuery: "swift")
+    ///     await action.fetchRepositories(ofUser: "ra1028")
     /// }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - dispatcher: The dispatcher to use inside `operation`.
+    ///   - isolation: The caller's actor, inherited.
+    ///   - operation: The code to run.
+    /// - Returns: What `operation` returns.
+    /// - Throws: What `operation` throws.
     public static func withCurrent<Result>(
         _ dispatcher: Dispatcher,
         isolation: isolated (any Actor)? = #isolation,

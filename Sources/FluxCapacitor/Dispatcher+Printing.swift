@@ -14,6 +14,7 @@ extension Dispatcher {
     ///   - limit: The most characters of a state's description to print; longer ones end
     ///     with "…". 200 by default.
     ///   - output: Where each line goes; `print` by default.
+    /// - Returns: A ``Dust`` that stops the printing.
     public func printDispatches(
         limit: Int = 200,
         to output: @escaping @Sendable (String) -> Void = { print($0) }
@@ -32,11 +33,11 @@ extension Dispatcher {
 }
 
 extension DispatchEvent {
-    /// The state, qualified by its type (without the module), at most `limit` characters.
+    /// The state, qualified by its type (without the module), at most `limit` characters:
+    /// `Dispatcher.Repository.isRepositoryFetching(true)`.
     ///
-    /// ```swift
-    /// event.stateDescription() // "Dispatcher.Repository.isRepositoryFetching(true)"
-    /// ```
+    /// - Parameter limit: The most characters to return; a longer description ends with "…".
+    /// - Returns: The description.
     public func stateDescription(limit: Int = 200) -> String {
         var typeName = String(reflecting: type(of: state))
         if let firstDot = typeName.firstIndex(of: ".") {

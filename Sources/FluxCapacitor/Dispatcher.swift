@@ -3,8 +3,9 @@
 ///
 /// You rarely call the dispatcher yourself: actions dispatch with
 /// ``Actionable/invoke(_:)`` and stores register with ``Storable/instantiate()``. Nest
-/// your dispatch states in an extension of it:
+/// your dispatch states in an extension of it (``DispatchState`` shows a whole one):
 ///
+/// <!-- not compiled: an outline, the cases left out -->
 /// ```swift
 /// extension Dispatcher {
 ///     enum Repository: DispatchState { … }
@@ -40,10 +41,6 @@ public final class Dispatcher: @unchecked Sendable {
     // which would cost more than the rest of a dispatch.
 
     /// The dispatcher that ``Storable/instantiate()`` and ``Actionable/invoke(_:)`` use.
-    ///
-    /// ```swift
-    /// let dust = Dispatcher.shared.printDispatches()
-    /// ```
     public static let shared = Dispatcher()
 
     @usableFromInline
@@ -64,10 +61,6 @@ public final class Dispatcher: @unchecked Sendable {
     private var logSubscribers: [DispatchLogSubscriber] = []
 
     /// Makes a dispatcher with a registry of its own, empty.
-    ///
-    /// ```swift
-    /// let dispatcher = Dispatcher()
-    /// ```
     public init() {}
 
     deinit {
@@ -76,10 +69,6 @@ public final class Dispatcher: @unchecked Sendable {
 
     /// Unregisters every store: later dispatches are dropped until stores are instantiated
     /// again, and the next ``Storable/instantiate()`` of each type makes a new instance.
-    ///
-    /// ```swift
-    /// Dispatcher.shared.unregisterAll()
-    /// ```
     public func unregisterAll() {
         registry.unregisterAll()
     }
@@ -211,6 +200,9 @@ public final class Dispatcher: @unchecked Sendable {
     ///     }
     ///     .cleaned(by: dustBuster)
     /// ```
+    ///
+    /// - Parameter handler: Called with each ``DispatchEvent``.
+    /// - Returns: A ``Dust`` that ends the subscription.
     public func observeDispatches(_ handler: @escaping @Sendable (DispatchEvent) -> Void) -> Dust {
         let subscriber = DispatchLogSubscriber(handler: handler)
         withMutex {

@@ -34,9 +34,11 @@ public class Dust: @unchecked Sendable {
     /// Use it to put your own cancellation in a ``DustBuster``:
     ///
     /// ```swift
-    /// let timer = Timer.scheduledTimer(…)
-    /// Dust { timer.invalidate() }.cleaned(by: dustBuster)
+    /// let refresh = Task { await action.fetchRepositories(ofUser: "ra1028") }
+    /// Dust { refresh.cancel() }.cleaned(by: dustBuster)
     /// ```
+    ///
+    /// - Parameter cleanUp: What ``clean()`` runs, once.
     public init(_ cleanUp: @escaping @Sendable () -> Void) {
         action = cleanUp
     }
@@ -45,20 +47,11 @@ public class Dust: @unchecked Sendable {
     init() {}
 
     /// Whether ``clean()`` has been called.
-    ///
-    /// ```swift
-    /// if !dust.isCleaned { dust.clean() }
-    /// ```
     public final var isCleaned: Bool {
         StripedLocks.mutex(for: self).withLock { hasBeenCleaned }
     }
 
     /// Ends the observation or subscription. Calling it again does nothing.
-    ///
-    /// ```swift
-    /// let dust = value.observe { print($0) }
-    /// dust.clean()
-    /// ```
     public final func clean() {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()
@@ -87,9 +80,7 @@ public class Dust: @unchecked Sendable {
     /// The buster lets go of the dust as soon as it is cleaned. A dust that is already
     /// cleaned is not added.
     ///
-    /// ```swift
-    /// value.observe { print($0) }.cleaned(by: dustBuster)
-    /// ```
+    /// - Parameter buster: The buster that cleans the dust.
     public final func cleaned(by buster: DustBuster) {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()

@@ -5,13 +5,17 @@
 /// end with it:
 ///
 /// ```swift
-/// final class RepositoryListViewModel {
+/// final class RepositoryListViewModel: Sendable {
 ///     private let dustBuster = DustBuster()
 ///
 ///     init(store: RepositoryStore = .instantiate()) {
 ///         store.repositories
 ///             .observe(on: .main) { [weak self] in self?.show($0) }
 ///             .cleaned(by: dustBuster)
+///     }
+///
+///     func show(_ repositories: [GitHub.Repository]) {
+///         print(repositories.map(\.name))
 ///     }
 /// }
 /// ```
@@ -24,10 +28,6 @@ public final class DustBuster: @unchecked Sendable {
     private var dusts: [ObjectIdentifier: Dust] = [:]
 
     /// Makes an empty buster.
-    ///
-    /// ```swift
-    /// let dustBuster = DustBuster()
-    /// ```
     public init() {}
 
     deinit {
@@ -40,10 +40,6 @@ public final class DustBuster: @unchecked Sendable {
     }
 
     /// Cleans every dust the buster holds and empties it. The buster can be used again.
-    ///
-    /// ```swift
-    /// dustBuster.clean()
-    /// ```
     public func clean() {
         let dusts = mutex.withLock {
             let dusts = self.dusts
@@ -56,10 +52,6 @@ public final class DustBuster: @unchecked Sendable {
     }
 
     /// The number of dusts the buster holds.
-    ///
-    /// ```swift
-    /// print(dustBuster.count)
-    /// ```
     public var count: Int {
         mutex.withLock { dusts.count }
     }

@@ -3,8 +3,8 @@ public import Dispatch
 /// Where an observer is called.
 ///
 /// ```swift
-/// value.observe(on: .main) { print($0) }
-/// value.observe(on: .queue(workQueue)) { process($0) }
+/// value.observe(on: .main) { print($0) }.cleaned(by: dustBuster)
+/// value.observe(on: .queue(workQueue)) { process($0) }.cleaned(by: dustBuster)
 /// ```
 ///
 /// Whatever the queue, one observer sees the values of a ``PrimitiveValue`` in the order

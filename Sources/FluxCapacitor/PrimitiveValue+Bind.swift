@@ -12,6 +12,7 @@ extension PrimitiveValue {
     ///     }
     /// }
     ///
+    /// let gauge = Gauge()
     /// store.repositories.map(\.count).bind(to: gauge, \.value, on: .current)
     /// ```
     ///
@@ -20,6 +21,12 @@ extension PrimitiveValue {
     /// The object is held weakly; the binding ends as
     /// ``observe(on:ignoreFirst:duringScopeOf:changes:)`` does. The returned ``Dust``
     /// ends it sooner; there is no need to keep it.
+    ///
+    /// - Parameters:
+    ///   - object: The object to set.
+    ///   - keyPath: The property of `object` to set.
+    ///   - queue: Where to set it.
+    /// - Returns: A ``Dust`` that ends the binding sooner.
     @discardableResult
     public func bind<Object: AnyObject & Sendable>(
         to object: Object,
@@ -44,6 +51,11 @@ extension PrimitiveValue {
     ///     }
     /// }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - object: The object to set.
+    ///   - keyPath: The property of `object` to set.
+    /// - Returns: A ``Dust`` that ends the binding sooner.
     @MainActor
     @discardableResult
     public func bind<Object: AnyObject>(

@@ -21,6 +21,9 @@ extension PrimitiveValue {
     /// Each call makes a new derived value that observes this one and runs `transform`
     /// on every change: make it once and keep it (in a store's `let`, say) rather than
     /// calling `map` in a computed property that runs on every read.
+    ///
+    /// - Parameter transform: Makes the derived value from each value.
+    /// - Returns: The derived value.
     public func map<Mapped: Sendable>(_ transform: @escaping @Sendable (Element) -> Mapped) -> Constant<Mapped> {
         let derived = core.derive(initial: transform) { derived, value in
             derived.set(transform(value))

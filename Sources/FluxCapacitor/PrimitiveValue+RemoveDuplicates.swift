@@ -5,11 +5,13 @@ extension PrimitiveValue where Element: Equatable {
     /// ```swift
     /// store.isRepositoryFetching
     ///     .removeDuplicates()
-    ///     .observe(on: .main) { isFetching in spinner.isHidden = !isFetching }
+    ///     .observe(on: .main) { isFetching in print(isFetching ? "loading…" : "done") }
     ///     .cleaned(by: dustBuster)
     /// ```
     ///
     /// It holds this value (not the other way round) and lives as ``map(_:)``'s results do.
+    ///
+    /// - Returns: The value without repeats.
     public func removeDuplicates() -> Constant<Element> {
         removeDuplicates(by: ==)
     }
@@ -20,10 +22,13 @@ extension PrimitiveValue {
     /// the new value differs from the last one it took.
     ///
     /// ```swift
-    /// let visibleUsers = store.users.removeDuplicates { $0.map(\.id) == $1.map(\.id) }
+    /// let names = store.repositories.removeDuplicates { $0.map(\.name) == $1.map(\.name) }
     /// ```
     ///
     /// `areEquivalent` runs on the thread that delivers the change, one call at a time.
+    ///
+    /// - Parameter areEquivalent: Whether two values count as the same.
+    /// - Returns: The value without repeats.
     public func removeDuplicates(
         by areEquivalent: @escaping @Sendable (Element, Element) -> Bool
     ) -> Constant<Element> {

@@ -4,9 +4,11 @@ extension PrimitiveValue {
     ///
     /// ```swift
     /// final class RepositoryCounter: Sendable {
+    ///     let count = Variable<Int>(0)
+    ///
     ///     init(store: RepositoryStore = .instantiate()) {
     ///         store.repositories.observe(on: .current, duringScopeOf: self) { counter, repositories in
-    ///             counter.record(repositories.count)
+    ///             counter.count.value = repositories.count
     ///         }
     ///     }
     /// }
@@ -26,6 +28,7 @@ extension PrimitiveValue {
     ///     current value; pass `true` to be told of changes only.
     ///   - object: The object whose life bounds the observation.
     ///   - changes: Called with the object and each value, in order.
+    /// - Returns: A ``Dust`` that ends the observation sooner.
     @preconcurrency
     @discardableResult
     public func observe<Object: AnyObject & Sendable>(
@@ -58,6 +61,13 @@ extension PrimitiveValue {
     /// Values are delivered on ``ExecuteQueue/main`` (at once when set on the main thread),
     /// so this is for main-actor code; the observation ends as
     /// ``observe(on:ignoreFirst:duringScopeOf:changes:)``'s does.
+    ///
+    /// - Parameters:
+    ///   - ignoreFirst: When `false` (the default), `changes` is first called with the
+    ///     current value; pass `true` to be told of changes only.
+    ///   - object: The object whose life bounds the observation.
+    ///   - changes: Called on the main actor with the object and each value, in order.
+    /// - Returns: A ``Dust`` that ends the observation sooner.
     @MainActor
     @discardableResult
     public func observe<Object: AnyObject>(

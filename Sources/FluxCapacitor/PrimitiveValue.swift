@@ -2,8 +2,8 @@
 /// ``ImmutableTrait`` for a ``Constant``.
 ///
 /// ```swift
-/// extension PrimitiveValue where Trait == ImmutableTrait {
-///     var isEmpty: Bool { … }
+/// extension PrimitiveValue where Trait == ImmutableTrait, Element: Collection {
+///     var isEmpty: Bool { value.isEmpty }
 /// }
 /// ```
 public protocol ValueTrait {}
@@ -18,7 +18,7 @@ public protocol ValueTrait {}
 /// let constant = Constant(variable)
 ///
 /// let dust = constant.observe { value in
-///     print(value) // 0 -> 10
+///     print(value)  // 0 -> 10
 /// }
 /// variable.value = 10
 /// dust.clean()
@@ -58,7 +58,7 @@ public final class PrimitiveValue<Trait: ValueTrait, Element: Sendable>: Sendabl
     /// ```swift
     /// store.repositories
     ///     .observe(on: .main) { repositories in
-    ///         render(repositories) // the current repositories, then each change
+    ///         render(repositories)  // the current repositories, then each change
     ///     }
     ///     .cleaned(by: dustBuster)
     /// ```

@@ -4,7 +4,7 @@ extension Signal {
     /// before the first one.
     ///
     /// ```swift
-    /// store.alerts.map(Optional.some).bind(to: banner, \.message, on: .current)
+    /// store.saved.map { Optional($0.name) }.bind(to: banner, \.message, on: .current)
     /// ```
     ///
     /// For a `@MainActor` object, use ``bind(to:_:)``, which sets it on the main actor.
@@ -35,7 +35,7 @@ extension Signal {
     /// ```swift
     /// @MainActor
     /// final class FavoriteViewModel {
-    ///     var lastSaved: Repository?
+    ///     var lastSaved: GitHub.Repository?
     ///
     ///     init(store: FavoriteStore = .instantiate()) {
     ///         store.saved.map(Optional.some).bind(to: self, \.lastSaved)

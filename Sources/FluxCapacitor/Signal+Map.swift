@@ -28,7 +28,7 @@ extension Signal {
     /// A signal that sends the values of this one for which `isIncluded` returns `true`.
     ///
     /// ```swift
-    /// let failures = store.fetchResults.filter { !$0.isSuccess }
+    /// let swiftRepositories = store.saved.filter { $0.name.hasPrefix("swift") }
     /// ```
     ///
     /// `isIncluded` runs as ``map(_:)``'s `transform` does, and the result lives as its

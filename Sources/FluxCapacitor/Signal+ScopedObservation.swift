@@ -3,11 +3,15 @@ extension Signal {
     /// object with each value sent, so the closure needs no weak capture.
     ///
     /// ```swift
-    /// final class AlertPresenter: Sendable {
-    ///     init(store: AlertStore = .instantiate()) {
-    ///         store.alerts.observe(on: .current, duringScopeOf: self) { presenter, alert in
-    ///             presenter.show(alert)
+    /// final class FavoriteToaster: Sendable {
+    ///     init(store: FavoriteStore = .instantiate()) {
+    ///         store.saved.observe(on: .current, duringScopeOf: self) { toaster, repository in
+    ///             toaster.show("\(repository.name) saved to favorites")
     ///         }
+    ///     }
+    ///
+    ///     func show(_ message: String) {
+    ///         print(message)
     ///     }
     /// }
     /// ```

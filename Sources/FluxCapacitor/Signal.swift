@@ -5,7 +5,7 @@
 /// ```swift
 /// let sink = Sink<Int>()
 /// let dust = sink.signal.observe { value in
-///     print(value) // 100
+///     print(value)  // 100
 /// }
 /// sink.send(100)
 /// dust.clean()

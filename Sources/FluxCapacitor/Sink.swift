@@ -8,11 +8,13 @@
 ///
 /// ```swift
 /// final class FavoriteStore: Storable {
-///     let favorites: Constant<[Repository]>
-///     private let _favorites = Variable<[Repository]>([])
+///     typealias DispatchStateType = Dispatcher.Favorite
 ///
-///     let saved: Signal<Repository>
-///     private let _saved = Sink<Repository>()
+///     let favorites: Constant<[GitHub.Repository]>
+///     private let _favorites = Variable<[GitHub.Repository]>([])
+///
+///     let saved: Signal<GitHub.Repository>
+///     private let _saved = Sink<GitHub.Repository>()
 ///
 ///     required init() {
 ///         favorites = Constant(_favorites)
@@ -36,10 +38,6 @@ public final class Sink<Element: Sendable>: Sendable {
     let core: SignalCore<Element>
 
     /// Makes a sink whose signal nobody observes yet.
-    ///
-    /// ```swift
-    /// private let _alerts = Sink<String>()
-    /// ```
     public init() {
         core = SignalCore(nil)
     }
@@ -48,10 +46,6 @@ public final class Sink<Element: Sendable>: Sendable {
     /// registered, on each one's queue; then lets go of it.
     ///
     /// - Parameter value: The event. Observers that register later never see it.
-    ///
-    /// ```swift
-    /// sink.send(100)
-    /// ```
     ///
     /// `.current` observers have run when `send` returns, unless the signal is delivering
     /// an event on another thread at that moment: then `value` is queued behind it and
@@ -64,15 +58,6 @@ public final class Sink<Element: Sendable>: Sendable {
     }
 
     /// The events sent into this sink, to observe: what a store exposes.
-    ///
-    /// ```swift
-    /// let alerts: Signal<String>
-    /// private let _alerts = Sink<String>()
-    ///
-    /// required init() {
-    ///     alerts = _alerts.signal
-    /// }
-    /// ```
     @inlinable
     public var signal: Signal<Element> {
         Signal(core: core)

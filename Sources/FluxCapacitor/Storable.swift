@@ -8,24 +8,31 @@
 /// final class RepositoryStore: Storable {
 ///     typealias DispatchStateType = Dispatcher.Repository
 ///
-///     let repositories: Constant<[Repository]>
-///     private let _repositories = Variable<[Repository]>([])
+///     let isRepositoryFetching: Constant<Bool>
+///     private let _isRepositoryFetching = Variable<Bool>(false)
+///
+///     let repositories: Constant<[GitHub.Repository]>
+///     private let _repositories = Variable<[GitHub.Repository]>([])
 ///
 ///     required init() {
+///         isRepositoryFetching = Constant(_isRepositoryFetching)
 ///         repositories = Constant(_repositories)
 ///     }
 ///
 ///     func reduce(with state: Dispatcher.Repository) {
 ///         switch state {
-///         case .addRepositories(let value): _repositories.value.append(contentsOf: value)
-///         case .removeAllRepositories: _repositories.value.removeAll()
-///         case .isRepositoryFetching: break
+///         case .isRepositoryFetching(let value):
+///             _isRepositoryFetching.value = value
+///         case .addRepositories(let value):
+///             _repositories.value.append(contentsOf: value)
+///         case .removeAllRepositories:
+///             _repositories.value.removeAll()
 ///         }
 ///     }
 /// }
-///
-/// let store = RepositoryStore.instantiate()
 /// ```
+///
+/// Get the live instance with ``instantiate()``.
 ///
 /// Rules the dispatcher keeps for you: reductions of one store never overlap, and they
 /// run in the order the states were dispatched. A store is `Sendable` because any thread
@@ -62,9 +69,14 @@ extension Storable {
     /// ```swift
     /// final class RepositoryViewModel {
     ///     private let store: RepositoryStore
-    ///     init(store: RepositoryStore = .instantiate()) { self.store = store }
+    ///
+    ///     init(store: RepositoryStore = .instantiate()) {
+    ///         self.store = store
+    ///     }
     /// }
     /// ```
+    ///
+    /// - Returns: The live instance.
     @inlinable
     public static func instantiate() -> Self {
         Dispatcher.instanceInCurrent(of: Self.self)
@@ -73,10 +85,6 @@ extension Storable {
     /// Unregisters this instance from ``Dispatcher/current``: later dispatches no longer
     /// reach it, and the next ``instantiate()`` makes a new store. Does nothing if another
     /// instance is registered.
-    ///
-    /// ```swift
-    /// deinit { favoriteStore.clear() }
-    /// ```
     public func clear() {
         Dispatcher.current.registry.unregister(self)
     }

@@ -1,7 +1,7 @@
 /// The trait of a ``Variable``: its value can be read and set.
 ///
 /// ```swift
-/// let count: PrimitiveValue<MutableTrait, Int> = Variable(0) // what `Variable<Int>` spells
+/// let count: PrimitiveValue<MutableTrait, Int> = Variable(0)  // what `Variable<Int>` spells
 /// ```
 public enum MutableTrait: ValueTrait, Sendable {}
 
@@ -11,7 +11,7 @@ public enum MutableTrait: ValueTrait, Sendable {}
 /// let count = Variable<Int>(0)
 /// count.value = 1
 /// count.value += 1
-/// print(count.value) // 2
+/// print(count.value)  // 2
 /// ```
 ///
 /// Stores keep their state in private `Variable`s, change them in `reduce(with:)`, and
@@ -21,9 +21,7 @@ public typealias Variable<Element: Sendable> = PrimitiveValue<MutableTrait, Elem
 extension PrimitiveValue where Trait == MutableTrait {
     /// Makes a variable holding `value`.
     ///
-    /// ```swift
-    /// private let _repositories = Variable<[Repository]>([])
-    /// ```
+    /// - Parameter value: The first value.
     public convenience init(_ value: Element) {
         self.init(core: ValueCore(value))
     }

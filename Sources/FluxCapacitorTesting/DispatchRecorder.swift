@@ -8,11 +8,12 @@ public import FluxCapacitor
 ///     let recorder = DispatchRecorder()
 ///     await RepositoryAction(session: StubSession(found: [fluxCapacitor]))
 ///         .fetchRepositories(ofUser: "marty")
-///     #expect(recorder.states(of: Dispatcher.Repository.self) == [
-///         .isRepositoryFetching(true),
-///         .addRepositories([fluxCapacitor]),
-///         .isRepositoryFetching(false),
-///     ])
+///     #expect(
+///         recorder.states(of: Dispatcher.Repository.self) == [
+///             .isRepositoryFetching(true),
+///             .addRepositories([fluxCapacitor]),
+///             .isRepositoryFetching(false),
+///         ])
 /// }
 /// ```
 ///
@@ -21,30 +22,14 @@ public import FluxCapacitor
 /// ``stop()`` or until it goes away. Read it from the task that made it.
 public final class DispatchRecorder {
     /// One recorded dispatch.
-    ///
-    /// ```swift
-    /// let dropped = recorder.entries.filter { !$0.wasReceived }
-    /// ```
     public struct Entry {
         /// The dispatched state.
-        ///
-        /// ```swift
-        /// let states = recorder.entries.map(\.state)
-        /// ```
         public let state: any DispatchState
 
         /// The store type the state is for.
-        ///
-        /// ```swift
-        /// #expect(recorder.entries.allSatisfy { $0.storeType == RepositoryStore.self })
-        /// ```
         public let storeType: any Storable.Type
 
         /// Whether a live store reduced it (`false`: it was dropped).
-        ///
-        /// ```swift
-        /// #expect(recorder.entries.allSatisfy(\.wasReceived))
-        /// ```
         public let wasReceived: Bool
     }
 
@@ -53,9 +38,7 @@ public final class DispatchRecorder {
 
     /// Starts recording the dispatches of `dispatcher` (by default the current one).
     ///
-    /// ```swift
-    /// let recorder = DispatchRecorder()
-    /// ```
+    /// - Parameter dispatcher: The dispatcher whose dispatches to record.
     public init(dispatcher: Dispatcher = .current) {
         let storage = self.storage
         subscription = dispatcher.observeDispatches { event in
@@ -69,37 +52,24 @@ public final class DispatchRecorder {
     }
 
     /// Every dispatch recorded so far, in dispatch order.
-    ///
-    /// ```swift
-    /// #expect(recorder.entries.allSatisfy(\.wasReceived))
-    /// ```
     public var entries: [Entry] {
         storage.entries
     }
 
     /// The recorded states of type `State`, in dispatch order.
     ///
-    /// ```swift
-    /// #expect(recorder.states(of: Dispatcher.User.self) == [.removeAllUsers])
-    /// ```
+    /// - Parameter type: The state type to pick; inferred from the context when left out.
+    /// - Returns: The states of that type, oldest first.
     public func states<State: DispatchState>(of type: State.Type = State.self) -> [State] {
         entries.compactMap { $0.state as? State }
     }
 
     /// Forgets what was recorded so far; recording goes on.
-    ///
-    /// ```swift
-    /// recorder.removeAll()
-    /// ```
     public func removeAll() {
         storage.removeAll()
     }
 
     /// Stops recording. What was recorded stays readable.
-    ///
-    /// ```swift
-    /// recorder.stop()
-    /// ```
     public func stop() {
         subscription.clean()
     }

@@ -7,25 +7,22 @@ public import FluxCapacitor
 /// line-by-line diff (`−` expected, `+` actual).
 ///
 /// ```swift
-/// @Test(.isolatedDispatcher) func fetchingTurnsTheFlagOnAroundThePage() async {
+/// @Test(.isolatedDispatcher) func fetchingTurnsTheFlagOnAroundTheRepositories() async {
 ///     let tester = DispatchTester(of: Dispatcher.Repository.self)
-///     let request = RepositoryAction(session: session).fetchRepositories(withUserID: "id", after: nil)
+///     let action = RepositoryAction(session: StubSession(found: [fluxCapacitor]))
+///     Task { await action.fetchRepositories(ofUser: "marty") }
 ///
-///     await tester.receive(.lastTask(request))
 ///     await tester.receive(.isRepositoryFetching(true))
-///     await tester.receive(.lastError(nil))
-///     await tester.receive(.lastPageInfo(page.pageInfo))
-///     await tester.receive(.addRepositories(page.nodes))
-///     await tester.receive(.repositoryTotalCount(25))
+///     await tester.receive(.addRepositories([fluxCapacitor]))
 ///     await tester.receive(.isRepositoryFetching(false))
-/// }   // the tester finishes here: nothing else may have been dispatched
+/// }  // the tester finishes here: nothing else may have been dispatched
 /// ```
 ///
 /// **What it hears.** Every state dispatched through `dispatcher` (by default
 /// `Dispatcher.current`, which the `.isolatedDispatcher` trait makes the test's own) from
 /// its creation on, of any state type, whether a live store received it or not. `State`
 /// is the type that `receive(_:)` takes with a leading dot; the other types are asserted
-/// with their full name (`receive(Dispatcher.User.removeAllUsers)`).
+/// with their full name (`receive(Dispatcher.Favorite.add(fluxCapacitor))`).
 ///
 /// **Values.** ``track(_:named:fileID:filePath:line:column:)`` adds a store's value:
 /// its changes must then be asserted too, in order, with ``TrackedValue/receive(_:timeout:isolation:fileID:filePath:line:column:)``.
@@ -50,11 +47,6 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     private var isFinished = false
 
     /// Starts recording the dispatches of `dispatcher`.
-    ///
-    /// ```swift
-    /// let tester = DispatchTester(of: Dispatcher.User.self)
-    /// let integration = DispatchTester(of: Dispatcher.User.self, exhaustivity: .off(showSkipped: true))
-    /// ```
     ///
     /// - Parameters:
     ///   - stateType: The state type that `receive` takes with a leading dot.
@@ -97,20 +89,12 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     }
 
     /// Whether every dispatch must be asserted; change it at any point of a test.
-    ///
-    /// ```swift
-    /// tester.exhaustivity = .off
-    /// ```
     public var exhaustivity: Exhaustivity {
         get { settings.exhaustivity }
         set { settings.exhaustivity = newValue }
     }
 
     /// How long `receive` waits for a dispatch, or a tracked value, that has not come yet.
-    ///
-    /// ```swift
-    /// tester.timeout = .seconds(30)
-    /// ```
     public var timeout: Duration {
         get { settings.timeout }
         set { settings.timeout = newValue }
@@ -118,20 +102,12 @@ public final class DispatchTester<State: DispatchState & Equatable> {
 
     /// The dispatches skipped so far: passed over by a non-exhaustive `receive`, left at
     /// the end of a non-exhaustive test, or skipped by ``skipReceivedDispatches()``.
-    ///
-    /// ```swift
-    /// #expect(tester.skippedDispatches.count == 2)
-    /// ```
     public var skippedDispatches: [any DispatchState] {
         dispatches.skipped.map(\.state)
     }
 
     /// Asserts that the next dispatch is `expected`, waiting for it up to `timeout`; with
     /// `exhaustivity: .off`, that `expected` comes, the dispatches before it skipped.
-    ///
-    /// ```swift
-    /// await tester.receive(.isRepositoryFetching(true))
-    /// ```
     ///
     /// A different dispatch fails with a diff and counts as asserted; none in time fails
     /// naming the awaited state.
@@ -162,7 +138,7 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     /// `State`; see `receive(_:)`.
     ///
     /// ```swift
-    /// await tester.receive(Dispatcher.User.selectedUser(marty))
+    /// await tester.receive(Dispatcher.Favorite.add(fluxCapacitor))
     /// ```
     ///
     /// - Parameters:
@@ -206,10 +182,10 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     ///
     /// ```swift
     /// let store = RepositoryStore.instantiate()
-    /// let favorites = tester.track(store.favorites, named: "favorites")
-    /// RepositoryAction().addFavorite(hoverboard)
-    /// await tester.receive(.addFavorite(hoverboard))
-    /// await favorites.receive([hoverboard])
+    /// let repositories = tester.track(store.repositories, named: "repositories")
+    /// action.invoke(.addRepositories([fluxCapacitor]))
+    /// await tester.receive(.addRepositories([fluxCapacitor]))
+    /// await repositories.receive([fluxCapacitor])
     /// ```
     ///
     /// - Parameters:
@@ -240,7 +216,7 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     /// them if the exhaustivity is `.off(showSkipped: true)`).
     ///
     /// ```swift
-    /// action.clearRepositories(cancelling: nil)   // not what this test is about
+    /// action.invoke(.removeAllRepositories)  // not what this test is about
     /// tester.skipReceivedDispatches()
     /// ```
     ///
@@ -264,9 +240,9 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     /// tester does this itself when it goes away; call it to check at a given point.
     ///
     /// ```swift
-    /// await action.fetchUsers(withQuery: "marty", after: nil)
-    /// await tester.receive(.lastSearchQuery("marty"))
-    /// tester.finish()   // fails: isUserFetching(true) and the rest were not asserted
+    /// await action.fetchRepositories(ofUser: "marty")
+    /// await tester.receive(.isRepositoryFetching(true))
+    /// tester.finish()  // fails: addRepositories and the rest were not asserted
     /// ```
     ///
     /// - Parameters:

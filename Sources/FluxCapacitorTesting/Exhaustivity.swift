@@ -3,9 +3,9 @@
 /// (``off(showSkipped:)``, for integration tests).
 ///
 /// ```swift
-/// let tester = DispatchTester(of: Dispatcher.User.self, exhaustivity: .off(showSkipped: true))
-/// await viewModel.search("marty")
-/// await tester.receive(.addUsers([marty]))   // the flags and counts around it are skipped
+/// let tester = DispatchTester(of: Dispatcher.Repository.self, exhaustivity: .off(showSkipped: true))
+/// await action.fetchRepositories(ofUser: "marty")
+/// await tester.receive(.addRepositories([fluxCapacitor]))  // the flags around it are skipped
 /// ```
 public enum Exhaustivity: Sendable, Hashable {
     /// Every dispatch must be asserted, in order: the next one must be the one a
@@ -20,10 +20,6 @@ public enum Exhaustivity: Sendable, Hashable {
     case off(showSkipped: Bool)
 
     /// Assert some, skip the rest, silently: ``off(showSkipped:)`` with `false`.
-    ///
-    /// ```swift
-    /// let tester = DispatchTester(of: Dispatcher.User.self, exhaustivity: .off)
-    /// ```
     public static var off: Exhaustivity {
         .off(showSkipped: false)
     }

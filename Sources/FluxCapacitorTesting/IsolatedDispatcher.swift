@@ -8,9 +8,9 @@ public import Testing
 /// @Suite(.isolatedDispatcher)
 /// struct RepositoryStoreTests {
 ///     @Test func addingRepositoriesAppendsThem() {
-///         let store = RepositoryStore.instantiate()   // this test's own store
-///         RepositoryAction().invoke(.addRepositories([swift]))
-///         #expect(store.repositories.value == [swift])
+///         let store = RepositoryStore.instantiate()  // this test's own store
+///         RepositoryAction(session: StubSession(found: [])).invoke(.addRepositories([fluxCapacitor]))
+///         #expect(store.repositories.value == [fluxCapacitor])
 ///     }
 /// }
 /// ```
@@ -21,18 +21,16 @@ public import Testing
 /// `Dispatcher.withCurrent(_:operation:)` for what does not carry it.
 public struct IsolatedDispatcherTrait: TestTrait, SuiteTrait, TestScoping {
     /// Applies to every test of a suite it is attached to.
-    ///
-    /// ```swift
-    /// @Suite(.isolatedDispatcher) struct StoreTests { /* each test its own dispatcher */ }
-    /// ```
     public var isRecursive: Bool { true }
 
     #if compiler(>=6.2)
     /// Runs `function` with a new dispatcher as `Dispatcher.current`.
     ///
-    /// ```swift
-    /// @Test(.isolatedDispatcher) func storesStartEmpty() { /* runs inside provideScope */ }
-    /// ```
+    /// - Parameters:
+    ///   - test: The test or suite the trait is attached to.
+    ///   - testCase: The test case to run, or `nil` for a suite.
+    ///   - function: The test case, run inside the new dispatcher's scope.
+    /// - Throws: What `function` throws.
     public func provideScope(
         for test: Test,
         testCase: Test.Case?,
@@ -45,9 +43,11 @@ public struct IsolatedDispatcherTrait: TestTrait, SuiteTrait, TestScoping {
     #else
     /// Runs `function` with a new dispatcher as `Dispatcher.current`.
     ///
-    /// ```swift
-    /// @Test(.isolatedDispatcher) func storesStartEmpty() { /* runs inside provideScope */ }
-    /// ```
+    /// - Parameters:
+    ///   - test: The test or suite the trait is attached to.
+    ///   - testCase: The test case to run, or `nil` for a suite.
+    ///   - function: The test case, run inside the new dispatcher's scope.
+    /// - Throws: What `function` throws.
     public func provideScope(
         for test: Test,
         testCase: Test.Case?,
@@ -62,10 +62,6 @@ public struct IsolatedDispatcherTrait: TestTrait, SuiteTrait, TestScoping {
 
 extension Trait where Self == IsolatedDispatcherTrait {
     /// Runs each test case with a new, empty dispatcher of its own.
-    ///
-    /// ```swift
-    /// @Test(.isolatedDispatcher) func fetchingMarksTheStoreFetching() { … }
-    /// ```
     public static var isolatedDispatcher: Self {
         IsolatedDispatcherTrait()
     }

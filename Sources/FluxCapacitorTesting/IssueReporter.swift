@@ -13,16 +13,16 @@ import XCTest
 /// ```swift
 /// // Swift Testing: issues recorded at the line of the failing call.
 /// @Test(.isolatedDispatcher) func addingAFavoriteAddsIt() async {
-///     let tester = DispatchTester(of: Dispatcher.Repository.self)
-///     RepositoryAction().addFavorite(hoverboard)
-///     await tester.receive(.addFavorite(hoverboard))
+///     let tester = DispatchTester(of: Dispatcher.Favorite.self)
+///     FavoriteAction().invoke(.add(fluxCapacitor))
+///     await tester.receive(.add(fluxCapacitor))
 /// }
 ///
 /// // XCTest: failures through XCTFail, at the same line.
 /// func testAddingAFavoriteAddsIt() async {
-///     let tester = DispatchTester(of: Dispatcher.Repository.self)
-///     RepositoryAction().addFavorite(hoverboard)
-///     await tester.receive(.addFavorite(hoverboard))
+///     let tester = DispatchTester(of: Dispatcher.Favorite.self)
+///     FavoriteAction().invoke(.add(fluxCapacitor))
+///     await tester.receive(.add(fluxCapacitor))
 /// }
 /// ```
 ///
@@ -38,11 +38,6 @@ public struct IssueReporter: Sendable {
     private let reportNote: @Sendable (String, CallLocation) -> Void
 
     /// Reports failures with `failure` and notes with `note` (by default, nowhere).
-    ///
-    /// ```swift
-    /// let failures = Locked<[String]>([])
-    /// let reporter = IssueReporter { message, _ in failures.withLock { $0.append(message) } }
-    /// ```
     ///
     /// - Parameters:
     ///   - failure: Called with the message of each failure and the line it belongs to.
@@ -67,10 +62,6 @@ public struct IssueReporter: Sendable {
     /// Inside a Swift Testing test, ``swiftTesting``; elsewhere, XCTest's `XCTFail` where
     /// XCTest can be imported (Swift Testing's `Issue.record` does not reach XCTest); else
     /// standard error.
-    ///
-    /// ```swift
-    /// let tester = DispatchTester(of: Dispatcher.User.self, reportingTo: .automatic)
-    /// ```
     public static var automatic: IssueReporter {
         IssueReporter(
             failure: { message, location in
@@ -91,10 +82,6 @@ public struct IssueReporter: Sendable {
 
     /// Records failures as Swift Testing issues, and notes as warnings, at the line of
     /// the call they belong to.
-    ///
-    /// ```swift
-    /// let tester = DispatchTester(of: Dispatcher.User.self, reportingTo: .swiftTesting)
-    /// ```
     public static var swiftTesting: IssueReporter {
         IssueReporter(
             failure: { recordInSwiftTesting($0, at: $1, isFailure: true) },

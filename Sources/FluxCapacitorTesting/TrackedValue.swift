@@ -2,10 +2,11 @@
 /// like its dispatches. Made by ``DispatchTester/track(_:named:fileID:filePath:line:column:)``.
 ///
 /// ```swift
-/// let favorites = tester.track(store.favorites, named: "favorites")
-/// RepositoryAction().addFavorite(hoverboard)
-/// await tester.receive(.addFavorite(hoverboard))
-/// await favorites.receive([hoverboard])
+/// let store = RepositoryStore.instantiate()
+/// let repositories = tester.track(store.repositories, named: "repositories")
+/// action.invoke(.addRepositories([fluxCapacitor]))
+/// await tester.receive(.addRepositories([fluxCapacitor]))
+/// await repositories.receive([fluxCapacitor])
 /// ```
 ///
 /// It records every change (not the value it had when tracked) until its tester finishes;
@@ -13,10 +14,6 @@
 /// Use it from the task that made its tester.
 public final class TrackedValue<Element: Equatable & Sendable> {
     /// How failures name the value.
-    ///
-    /// ```swift
-    /// print(favorites.name) // favorites
-    /// ```
     public let name: String
 
     private let recorder: ValueRecorder<Element>
@@ -37,10 +34,6 @@ public final class TrackedValue<Element: Equatable & Sendable> {
 
     /// The changes skipped so far, by a non-exhaustive `receive` or at the end of a
     /// non-exhaustive test.
-    ///
-    /// ```swift
-    /// #expect(favorites.skippedValues == [[]])
-    /// ```
     public var skippedValues: [Element] {
         changes.skipped
     }
@@ -48,10 +41,6 @@ public final class TrackedValue<Element: Equatable & Sendable> {
     /// Asserts that the next change of the value is to `expected`, waiting for it up to
     /// `timeout`; with `exhaustivity: .off`, that it changes to `expected`, the changes
     /// before skipped.
-    ///
-    /// ```swift
-    /// await favorites.receive([hoverboard, delorean])
-    /// ```
     ///
     /// - Parameters:
     ///   - expected: The value expected next.

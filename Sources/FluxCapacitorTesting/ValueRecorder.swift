@@ -26,9 +26,14 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     /// it, unless `ignoreFirst` is `true`.
     ///
     /// ```swift
-    /// let counts = ValueRecorder(store.count)
-    /// let changes = ValueRecorder(store.count, ignoreFirst: true)
+    /// let flags = ValueRecorder(store.isRepositoryFetching)  // [false, …]
+    /// let changes = ValueRecorder(store.isRepositoryFetching, ignoreFirst: true)  // […]
     /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value to record.
+    ///   - queue: Where to record each value; ``ExecuteQueue/current`` by default.
+    ///   - ignoreFirst: Whether to leave out the current value and record changes only.
     public init<Trait: ValueTrait>(
         _ value: PrimitiveValue<Trait, Element>,
         on queue: ExecuteQueue = .current,
@@ -43,8 +48,8 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     ///
     /// ```swift
     /// let saved = ValueRecorder(store.saved)
-    /// FavoriteAction().invoke(.add(repository))
-    /// #expect(saved.values == [repository])
+    /// FavoriteAction().invoke(.add(fluxCapacitor))
+    /// #expect(saved.values == [fluxCapacitor])
     /// ```
     ///
     /// - Parameters:
@@ -60,29 +65,17 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     }
 
     /// The values recorded so far, oldest first.
-    ///
-    /// ```swift
-    /// #expect(counts.values == [0, 1, 2])
-    /// ```
     public var values: [Element] {
         storage.entries
     }
 
     /// The latest value recorded, if any.
-    ///
-    /// ```swift
-    /// #expect(counts.last == 2)
-    /// ```
     public var last: Element? {
         values.last
     }
 
     /// Waits until at least `count` values are recorded, and returns them; throws
     /// ``Timeout`` with what was recorded if `timeout` passes first.
-    ///
-    /// ```swift
-    /// let values = try await counts.waitForValues(count: 3)
-    /// ```
     ///
     /// - Parameters:
     ///   - count: How many values to wait for, the first one included.
@@ -100,10 +93,6 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     }
 
     /// Stops recording. What was recorded stays readable.
-    ///
-    /// ```swift
-    /// counts.stop()
-    /// ```
     public func stop() {
         subscription.clean()
     }
@@ -112,31 +101,19 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     ///
     /// ```swift
     /// do {
-    ///     _ = try await counts.waitForValues(count: 3)
-    /// } catch let timeout as ValueRecorder<Int>.Timeout {
-    ///     print(timeout.recorded)
+    ///     _ = try await flags.waitForValues(count: 3)
+    /// } catch let timeout as ValueRecorder<Bool>.Timeout {
+    ///     print(timeout)  // waited for 3 values, got 2: [false, true]
     /// }
     /// ```
     public struct Timeout: Error, CustomStringConvertible {
         /// How many values were awaited.
-        ///
-        /// ```swift
-        /// print(timeout.expected) // 3
-        /// ```
         public let expected: Int
 
         /// What was recorded when the time ran out.
-        ///
-        /// ```swift
-        /// print(timeout.recorded) // [0, 1]
-        /// ```
         public let recorded: [Element]
 
         /// A sentence saying what was awaited and what came.
-        ///
-        /// ```swift
-        /// print(timeout) // waited for 3 values, got 2: [0, 1]
-        /// ```
         public var description: String {
             "waited for \(expected) values, got \(recorded.count): \(recorded)"
         }
