@@ -118,22 +118,23 @@ public enum CodeSamples: Sendable {
     }
 
     /// The code that compiles the samples: every `*Snippets.swift` file under `Tests`,
-    /// each line without its indentation.
+    /// normalized as ``isCompiled(_:in:)`` compares it.
     public static func compiledCode() throws -> String {
         try files(under: "Tests").filter { $0.hasSuffix("Snippets.swift") }
             .map { try unindented(text(of: $0)) }
             .joined(separator: "\n")
     }
 
-    /// Whether `sample` appears, line for line (indentation and blank lines aside), in
-    /// `compiledCode`.
+    /// Whether `sample` appears in `compiledCode` as whole lines, in order: indentation,
+    /// blank lines and the width of runs of spaces aside (swift-format puts two spaces
+    /// before a trailing comment, a Markdown sample may have one).
     public static func isCompiled(_ sample: CodeSample, in compiledCode: String) -> Bool {
-        unindented(compiledCode).contains(unindented(sample.code))
+        "\n\(unindented(compiledCode))\n".contains("\n\(unindented(sample.code))\n")
     }
 
     private static func unindented(_ code: String) -> String {
         code.components(separatedBy: "\n")
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
             .filter { !$0.isEmpty }
             .joined(separator: "\n")
     }

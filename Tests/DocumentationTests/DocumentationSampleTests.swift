@@ -70,9 +70,11 @@ struct DocumentationSampleTests {
         #expect(samples.map(\.status) == [.notCompiled(reason: "a fragment"), .compiled])
     }
 
-    @Test func aSampleIsCompiledWhenItsLinesAppearInOrderWhateverTheirIndentation() {
-        let sample = CodeSample(file: "README.md", line: 1, code: "let a = 1\nprint(a)", status: .compiled)
-        #expect(CodeSamples.isCompiled(sample, in: "func f() {\n    let a = 1\n    print(a)\n}"))
-        #expect(!CodeSamples.isCompiled(sample, in: "let a = 1\nprint(b)"))
+    @Test func aSampleIsCompiledWhenItsWholeLinesAppearInOrderWhateverTheirIndentation() {
+        let sample = CodeSample(file: "README.md", line: 1, code: "let a = 1 // one\nprint(a)", status: .compiled)
+        #expect(CodeSamples.isCompiled(sample, in: "func f() {\n    let a = 1  // one\n\n    print(a)\n}"))
+        #expect(!CodeSamples.isCompiled(sample, in: "let a = 1 // one\nprint(b)"))
+        #expect(!CodeSamples.isCompiled(sample, in: "let a = 1 // one\nprint(a) // and more"), "a part of a line")
+        #expect(!CodeSamples.isCompiled(sample, in: "var total = 0; let a = 1 // one\nprint(a)"), "a part of a line")
     }
 }
