@@ -101,7 +101,7 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     }
 
     /// The dispatches skipped so far: passed over by a non-exhaustive `receive`, left at
-    /// the end of a non-exhaustive test, or skipped by ``skipReceivedDispatches()``.
+    /// the end of a non-exhaustive test, or skipped by ``skipReceivedDispatches(fileID:filePath:line:column:)``.
     public var skippedDispatches: [any DispatchState] {
         dispatches.skipped.map(\.state)
     }

@@ -1,7 +1,7 @@
 import FluxCapacitor
 public import Testing
 
-/// A Swift Testing trait that runs each test case with a new, empty ``Dispatcher`` as
+/// A Swift Testing trait that runs each test case with a new, empty `Dispatcher` as
 /// `Dispatcher.current`, so tests that run in parallel never share stores.
 ///
 /// ```swift

@@ -1,7 +1,7 @@
 public import FluxCapacitor
 import Foundation
 
-/// Records the values of a ``Variable`` or ``Constant``, or what is sent to a ``Signal``,
+/// Records the values of a `Variable` or `Constant`, or what is sent to a `Signal`,
 /// to assert how a store changed and what it told its observers, and waits for values
 /// delivered later (by an asynchronous action, say).
 ///
@@ -32,7 +32,7 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     ///
     /// - Parameters:
     ///   - value: The value to record.
-    ///   - queue: Where to record each value; ``ExecuteQueue/current`` by default.
+    ///   - queue: Where to record each value; `ExecuteQueue.current` by default.
     ///   - ignoreFirst: Whether to leave out the current value and record changes only.
     public init<Trait: ValueTrait>(
         _ value: PrimitiveValue<Trait, Element>,
@@ -54,7 +54,7 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     ///
     /// - Parameters:
     ///   - signal: The signal to record.
-    ///   - queue: Where to record each value; ``ExecuteQueue/current`` by default.
+    ///   - queue: Where to record each value; `ExecuteQueue.current` by default.
     public init(_ signal: Signal<Element>, on queue: ExecuteQueue = .current) {
         let storage = self.storage
         subscription = signal.observe(on: queue) { storage.append($0) }
