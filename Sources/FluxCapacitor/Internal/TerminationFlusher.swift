@@ -44,9 +44,10 @@ enum TerminationFlusher {
         sigemptyset(&unblock)
         sigaddset(&unblock, number)
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
-        kill(getpid(), number)
-        // Delivered to some thread by now, normally; if every thread blocks it, exit as a
-        // shell reports a process killed by it.
+        // To this thread, which does not block it: sent to the process, it could be taken
+        // by the dispatch source's reader (a `signalfd` on Linux) instead of ending it.
+        raise(number)
+        // Not reached, normally; if it is, exit as a shell reports a process killed by it.
         usleep(200_000)
         _exit(128 + number)
     }
