@@ -125,7 +125,8 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     public func read(_ slot: String) throws -> Data? {
         let path = try resolvedPath(of: slot)
         removeStaleTemporaryFiles(of: path)
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Not blocking: a FIFO in the file's place must not hang the program.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             let code = errno
             // No file, or no directory for it (a file in the way of one): nothing to keep.
@@ -142,6 +143,10 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
         }
         guard status.st_mode & S_IFMT != S_IFDIR else {
             throw FileStorageError(operation: "reading", path: path, code: .EISDIR)
+        }
+        // A device or a FIFO could be endless, or block: only regular files are read.
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw FileStorageError(operation: "reading (it is not a regular file)", path: path, code: .EINVAL)
         }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)

@@ -31,7 +31,13 @@ enum TerminationFlusher {
                     PersisterRegistry.flushAll()
                     end(by: number)
                 }
+                // The source is registered asynchronously; until it is, the signal is
+                // ignored. Return only once it is caught (or after a second, should
+                // dispatch never say so).
+                let registered = DispatchSemaphore(value: 0)
+                source.setRegistrationHandler { registered.signal() }
                 source.resume()
+                _ = registered.wait(timeout: .now() + .seconds(1))
                 sources[number] = source
             }
         }
