@@ -129,8 +129,9 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             let code = errno
-            // No file, or no directory for it (a file in the way of one): nothing to keep.
-            if code == ENOENT || code == ENOTDIR {
+            // No file, no directory for it (a file in the way of one), or a name too long
+            // to be one: nothing to keep. Writing will say what is wrong.
+            if code == ENOENT || code == ENOTDIR || code == ENAMETOOLONG {
                 lock.withLock { fingerprints[slot] = .some(nil) }
                 return nil
             }
@@ -146,7 +147,7 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
         }
         // A device or a FIFO could be endless, or block: only regular files are read.
         guard status.st_mode & S_IFMT == S_IFREG else {
-            throw FileStorageError(operation: "reading (it is not a regular file)", path: path, code: .EINVAL)
+            throw FileStorageError(operation: "reading the non-regular file", path: path, code: .EINVAL)
         }
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
