@@ -63,12 +63,17 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     /// ```
     public let underlyingError: (any Error)?
 
-    /// A sentence saying what happened to which slot, and what was done about it.
+    /// One line saying what happened to which slot (and file), why, and what was done
+    /// about it.
     ///
     /// ```swift
     /// print(error) // FluxCapacitor: could not write persisted 'favorites' (…)
     /// ```
     public var description: String {
+        sentence.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")
+    }
+
+    private var sentence: String {
         switch kind {
         case .unreadable:
             "FluxCapacitor: could not read persisted '\(slot)' (\(reason)); left it as it is, started from the "

@@ -18,7 +18,10 @@ import Darwin
 ///
 /// FluxCapacitor ships ``FileStorage`` and ``InMemoryStorage``. A storage of your own must
 /// make ``write(_:to:)`` atomic (a reader sees the old bytes or the new ones, never a
-/// mix), and be safe to call from any thread.
+/// mix), and be safe to call from any thread. Its ``read(_:)`` returns `nil` only when the
+/// slot holds nothing, and throws when it holds something it cannot read: a slot that
+/// could not be read is never written over (while the values persisted there live), so
+/// that the user's data is not lost to a passing permission or I/O problem.
 public protocol PersistentStorage: AnyObject, Sendable {
     /// The bytes in `slot`, or `nil` if there are none.
     func read(_ slot: String) throws -> Data?

@@ -222,6 +222,19 @@ struct PersistenceFaultTests {
         #expect(error.underlyingError is DecodingError)
     }
 
+    @Test func anUndecodableFileIsNamedInItsReport() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("{ not JSON".utf8).write(to: directory.appendingPathComponent("count.json"))
+        let (storage, errors) = collectingStorage(directory)
+
+        _ = Variable(0, persistedAs: "count", in: storage)
+
+        let error = try #require(errors.value.first)
+        #expect(error.reason.hasPrefix("decoding \(directory.appendingPathComponent("count.json").path): "))
+        #expect(!error.description.contains("\n"))
+    }
+
     // MARK: 6. Links, stale temporaries, two writers
 
     @Test func aSymbolicLinkIsWrittenThroughAndStaysALink() throws {

@@ -225,9 +225,11 @@ final class PersistedSlot: @unchecked Sendable {
                 return try decode(data)
             } catch {
                 let setAsideAs = try? storage.setAside(name)
+                // A file storage's file, so that the report names it.
+                let file = (storage as? FileStorage).map { "decoding \($0.url(of: name).path): " } ?? ""
                 errors.append(
                     PersistenceError(
-                        slot: name, kind: .incompatible(setAsideAs: setAsideAs), reason: Self.describe(error),
+                        slot: name, kind: .incompatible(setAsideAs: setAsideAs), reason: file + Self.describe(error),
                         underlyingError: error))
                 return nil
             }
