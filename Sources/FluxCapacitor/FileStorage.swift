@@ -310,6 +310,10 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
         guard let existing, known != Fingerprint(existing) else {
             return nil
         }
+        // A directory (or a device) put in the file's place is not replaced, so not kept.
+        guard existing.st_mode & S_IFMT == S_IFREG else {
+            return nil
+        }
         let folder = (target as NSString).deletingLastPathComponent
         let name = Self.unusedName(in: folder, slot: slot, kind: "replaced")
         let kept = (folder as NSString).appendingPathComponent(name)

@@ -308,6 +308,22 @@ struct PersistenceFaultTests {
         #expect(firstErrors.value.count == 1)
     }
 
+    @Test func aDirectoryPutInTheFilesPlaceMidRunIsReportedAndNotCopied() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (storage, errors) = collectingStorage(directory)
+        let variable = Variable(0, persistedAs: "count", in: storage)
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("count.json/inside"), withIntermediateDirectories: true)
+
+        variable.value = 1
+        storage.flush()
+
+        #expect(errors.value.map(\.kind) == [.writeFailed])
+        #expect((errors.value.first?.underlyingError as? FileStorageError)?.code == .EISDIR)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["count.json"])
+    }
+
     @Test func aWriteKeepsTheFilesPermissions() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
