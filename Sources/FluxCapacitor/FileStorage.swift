@@ -18,9 +18,26 @@ import Darwin
 ///
 /// A write goes to a temporary file beside the slot's, which is flushed to disk and then
 /// renamed over it, so the file is always the old version or the new one, even if the
-/// process dies mid-write. A file that cannot be decoded is renamed
-/// `favorites.corrupt-<date>.json` and kept. The directory is made when first written to.
-public final class FileStorage: PersistentStorage {
+/// process dies mid-write; a temporary file left by a process that died is removed when
+/// the slot is next read. The directory is made when first written to. A slot's file may
+/// be a symbolic link: it is read and written through the link, which stays.
+///
+/// What it does with files it cannot use, so that no data is lost:
+///
+/// - A file that cannot be decoded is renamed `favorites.corrupt-<date>.json` and kept.
+/// - A file that cannot be read (no permission, an I/O error, a directory in its place)
+///   is left as it is, and not written over while the values persisted there live.
+/// - Another program (a second instance of yours) may write the file too. The last
+///   writer wins, but never silently: before writing over a file that changed since this
+///   storage last read or wrote it, the storage keeps the other version as
+///   `favorites.replaced-<date>.json` and reports ``PersistenceError/Kind-swift.enum/replacedChangedFile(keptAs:)``.
+///   Merge the two in your app if it needs to.
+///
+/// Errors name the operation, the file and the system's error code
+/// (``FileStorageError``).
+public final class FileStorage: PersistentStorage, @unchecked Sendable {
+    // Sendable: `lock` guards `fingerprints` and `notices`; the rest is immutable.
+
     /// Where the files are.
     ///
     /// ```swift
@@ -35,6 +52,12 @@ public final class FileStorage: PersistentStorage {
     /// ```
     public let coalescingInterval: Duration
     private let onError: @Sendable (PersistenceError) -> Void
+    private let lock = NSLock()
+    /// What each slot's file was when this storage last read or wrote it (`nil`: absent).
+    private var fingerprints: [String: Fingerprint?] = [:]
+    /// Reports of writes that replaced a changed file, for the persisted slot to report
+    /// once it has finished writing.
+    private var notices: [String: [PersistenceError]] = [:]
 
     /// A storage in `directory`.
     ///
@@ -92,44 +115,124 @@ public final class FileStorage: PersistentStorage {
         directory.appendingPathComponent("\(slot).json")
     }
 
-    /// The contents of the slot's file, or `nil` if there is none.
+    /// The contents of the slot's file (through a symbolic link), or `nil` if there is none.
     ///
     /// ```swift
     /// let data = try storage.read("favorites") // nil before the first write
     /// ```
+    ///
+    /// - Throws: ``FileStorageError`` if the file is there but cannot be read.
     public func read(_ slot: String) throws -> Data? {
-        let url = url(of: slot)
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            return nil
+        let path = try resolvedPath(of: slot)
+        removeStaleTemporaryFiles(of: path)
+        // Not blocking: a FIFO in the file's place must not hang the program.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            let code = errno
+            // No file, no directory for it (a file in the way of one), or a name too long
+            // to be one: nothing to keep. Writing will say what is wrong.
+            if code == ENOENT || code == ENOTDIR || code == ENAMETOOLONG {
+                lock.withLock { fingerprints[slot] = .some(nil) }
+                return nil
+            }
+            throw FileStorageError(operation: "opening", path: path, code: POSIXErrorCode(rawValue: code))
         }
-        return try Data(contentsOf: url)
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw FileStorageError(operation: "reading the status of", path: path)
+        }
+        guard status.st_mode & S_IFMT != S_IFDIR else {
+            throw FileStorageError(operation: "reading", path: path, code: .EISDIR)
+        }
+        // A device or a FIFO could be endless, or block: only regular files are read.
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw FileStorageError(operation: "reading the non-regular file", path: path, code: .EINVAL)
+        }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileStorageError(operation: "reading", path: path)
+            }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        lock.withLock { fingerprints[slot] = Fingerprint(status) }
+        return data
     }
 
-    /// Writes a temporary file, flushes it to disk, and renames it over the slot's file.
+    /// Writes a temporary file, flushes it to disk, and renames it over the slot's file
+    /// (the target of a symbolic link, if it is one). The file keeps its permissions.
     ///
     /// ```swift
     /// try storage.write(Data("[]".utf8), to: "favorites")
     /// ```
+    ///
+    /// - Throws: ``FileStorageError``, with the step that failed.
     public func write(_ data: Data, to slot: String) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let target = url(of: slot)
-        let temporary = directory.appendingPathComponent(".\(slot).json.\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
+        try makeDirectory(directory.path)
+        let target = try resolvedPath(of: slot)
+        let folder = (target as NSString).deletingLastPathComponent
+        let name = (target as NSString).lastPathComponent
+        if folder != directory.path {
+            try makeDirectory(folder)
         }
+        let temporary = (folder as NSString).appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
+        var existing = stat()
+        let targetExists = stat(target, &existing) == 0
+        let descriptor = open(
+            temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, targetExists ? existing.st_mode & 0o7777 : 0o666)
+        guard descriptor >= 0 else {
+            throw FileStorageError(operation: "creating the temporary file", path: temporary)
+        }
+        var written = stat()
         do {
-            let handle = try FileHandle(forWritingTo: temporary)
-            defer { try? handle.close() }
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
+            defer { close(descriptor) }
+            if targetExists, fchmod(descriptor, existing.st_mode & 0o7777) != 0 {
+                throw FileStorageError(operation: "setting the permissions of", path: temporary)
+            }
+            try data.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let count = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        throw FileStorageError(operation: "writing", path: temporary)
+                    }
+                    offset += count
+                }
+            }
+            guard fsync(descriptor) == 0 else {
+                throw FileStorageError(operation: "flushing to disk", path: temporary)
+            }
+            guard fstat(descriptor, &written) == 0 else {
+                throw FileStorageError(operation: "reading the status of", path: temporary)
+            }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporary)
             throw error
         }
-        guard rename(temporary.path, target.path) == 0 else {
-            let code = errno
-            try? FileManager.default.removeItem(at: temporary)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        let keptAs: String?
+        do {
+            keptAs = try keepOtherVersion(of: slot, at: target, existing: targetExists ? existing : nil)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, target) == 0 else {
+            let failure = FileStorageError(operation: "renaming \(temporary) to", path: target)
+            unlink(temporary)
+            throw failure
+        }
+        lock.withLock { fingerprints[slot] = Fingerprint(written) }
+        if let keptAs {
+            let notice = PersistenceError(
+                slot: slot, kind: .replacedChangedFile(keptAs: keptAs),
+                reason: "\(target) changed since this program last read or wrote it")
+            lock.withLock { notices[slot, default: []].append(notice) }
         }
     }
 
@@ -138,29 +241,162 @@ public final class FileStorage: PersistentStorage {
     /// ```swift
     /// let keptAs = try storage.setAside("favorites") // "favorites.corrupt-20261122T101500Z.json"
     /// ```
+    ///
+    /// - Throws: ``FileStorageError`` if it cannot be renamed.
     public func setAside(_ slot: String) throws -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withYear, .withMonth, .withDay, .withTime, .withTimeZone]
-        let stamp = formatter.string(from: Date()).replacingOccurrences(of: ":", with: "")
-        var name = "\(slot).corrupt-\(stamp).json"
-        var counter = 1
-        while FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) {
-            counter += 1
-            name = "\(slot).corrupt-\(stamp)-\(counter).json"
+        let source = try resolvedPath(of: slot)
+        let name = Self.unusedName(in: (source as NSString).deletingLastPathComponent, slot: slot, kind: "corrupt")
+        let destination = ((source as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name)
+        guard rename(source, destination) == 0 else {
+            throw FileStorageError(operation: "renaming \(source) to", path: destination)
         }
-        try FileManager.default.moveItem(at: url(of: slot), to: directory.appendingPathComponent(name))
+        lock.withLock { fingerprints[slot] = .some(nil) }
         return name
     }
 
-    /// Deletes the slot's file, if any.
+    /// Deletes the slot's file (the target of a symbolic link, if it is one), if any.
     ///
     /// ```swift
     /// try storage.remove("favorites")
     /// ```
+    ///
+    /// - Throws: ``FileStorageError`` if it is there and cannot be deleted.
     public func remove(_ slot: String) throws {
-        let url = url(of: slot)
-        if FileManager.default.fileExists(atPath: url.path) {
-            try FileManager.default.removeItem(at: url)
+        let path = try resolvedPath(of: slot)
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw FileStorageError(operation: "deleting", path: path)
+        }
+        lock.withLock { fingerprints[slot] = .some(nil) }
+    }
+
+    /// The reports of writes of `slot` that replaced a file changed by another program.
+    func takeNotices(for slot: String) -> [PersistenceError] {
+        lock.withLock { notices.removeValue(forKey: slot) ?? [] }
+    }
+
+    // MARK: Files
+
+    /// What identifies a version of a file: another program's write (a rename) changes it.
+    private struct Fingerprint: Equatable {
+        let device: UInt64
+        let inode: UInt64
+        let size: Int64
+        let modified: Int
+        let modifiedNanoseconds: Int
+
+        init(_ status: stat) {
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+            size = Int64(status.st_size)
+            #if canImport(Darwin)
+            modified = Int(status.st_mtimespec.tv_sec)
+            modifiedNanoseconds = Int(status.st_mtimespec.tv_nsec)
+            #else
+            modified = Int(status.st_mtim.tv_sec)
+            modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
+            #endif
+        }
+    }
+
+    /// If the slot's file changed since this storage last saw it, links it under a new
+    /// name (so that the rename over it keeps it) and returns that name.
+    ///
+    /// - Throws: ``FileStorageError`` if it changed and cannot be kept: then it is not
+    ///   written over.
+    private func keepOtherVersion(of slot: String, at target: String, existing: stat?) throws -> String? {
+        guard let known = lock.withLock({ fingerprints[slot] }) else {
+            return nil  // Never read nor written by this storage: nothing to compare with.
+        }
+        guard let existing, known != Fingerprint(existing) else {
+            return nil
+        }
+        // A directory (or a device) put in the file's place is not replaced, so not kept.
+        guard existing.st_mode & S_IFMT == S_IFREG else {
+            return nil
+        }
+        let folder = (target as NSString).deletingLastPathComponent
+        let name = Self.unusedName(in: folder, slot: slot, kind: "replaced")
+        let kept = (folder as NSString).appendingPathComponent(name)
+        guard link(target, kept) == 0 else {
+            let failure = FileStorageError(
+                operation: "keeping the version another program wrote, as \(kept), of", path: target)
+            if (try? FileManager.default.copyItem(atPath: target, toPath: kept)) != nil {
+                return name
+            }
+            throw failure
+        }
+        return name
+    }
+
+    /// `slot.<kind>-<date>.json`, or `-2`, `-3`, … if taken.
+    private static func unusedName(in folder: String, slot: String, kind: String) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withYear, .withMonth, .withDay, .withTime, .withTimeZone]
+        let stamp = formatter.string(from: Date()).replacingOccurrences(of: ":", with: "")
+        var name = "\(slot).\(kind)-\(stamp).json"
+        var counter = 1
+        while FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent(name)) {
+            counter += 1
+            name = "\(slot).\(kind)-\(stamp)-\(counter).json"
+        }
+        return name
+    }
+
+    /// The slot's file, or what it links to (following links, relative ones from their
+    /// folder), so that a link is read and written through.
+    private func resolvedPath(of slot: String) throws -> String {
+        var path = url(of: slot).path
+        for _ in 0..<32 {
+            var status = stat()
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else {
+                return path
+            }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(path, &buffer, buffer.count - 1)
+            guard count >= 0 else {
+                throw FileStorageError(operation: "reading the link", path: path)
+            }
+            let destination = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            path =
+                destination.hasPrefix("/")
+                ? destination
+                : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
+        }
+        throw FileStorageError(operation: "following the links of", path: url(of: slot).path, code: .ELOOP)
+    }
+
+    /// Makes `path` and its parents, as `mkdir -p` does.
+    private func makeDirectory(_ path: String) throws {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFDIR else {
+                throw FileStorageError(operation: "making the directory", path: path, code: .ENOTDIR)
+            }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path {
+            try makeDirectory(parent)
+        }
+        guard mkdir(path, 0o777) == 0 || errno == EEXIST else {
+            throw FileStorageError(operation: "making the directory", path: path)
+        }
+    }
+
+    /// Deletes the temporary files of writes that died (older than a minute, so that
+    /// another process's write in progress is left alone). Best effort: what cannot be
+    /// deleted stays, harmlessly.
+    private func removeStaleTemporaryFiles(of path: String) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let prefix = ".\((path as NSString).lastPathComponent)."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let now = Int(time(nil))
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            let file = (folder as NSString).appendingPathComponent(name)
+            var status = stat()
+            if lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, now - Fingerprint(status).modified > 60 {
+                unlink(file)
+            }
         }
     }
 
@@ -173,3 +409,14 @@ public final class FileStorage: PersistentStorage {
         onError(error)
     }
 }
+
+#if canImport(Darwin)
+private let systemRead = Darwin.read
+private let systemWrite = Darwin.write
+#elseif canImport(Musl)
+private let systemRead = Musl.read
+private let systemWrite = Musl.write
+#else
+private let systemRead = Glibc.read
+private let systemWrite = Glibc.write
+#endif

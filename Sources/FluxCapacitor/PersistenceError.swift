@@ -10,11 +10,14 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     /// ```swift
     /// switch error.kind {
     /// case .incompatible(let keptAs): print("kept the old data as \(keptAs ?? "nothing")")
+    /// case .replacedChangedFile(let keptAs): print("another instance's version is kept as \(keptAs)")
     /// case .unreadable, .writeFailed: print(error)
     /// }
     /// ```
     public enum Kind: Sendable, Equatable {
-        /// The slot could not be read: the value started from its default.
+        /// The slot could not be read (no permission, an I/O error): the value started from
+        /// its default, and the slot is left as it is: nothing is written over it while the
+        /// values persisted there live.
         case unreadable
         /// The slot held data the value's type rejects (not JSON, or another schema). It
         /// was kept under `setAsideAs` (or could not be moved, if `nil`), and the value
@@ -23,6 +26,10 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
         /// A change could not be written (a full disk, a directory that cannot be written).
         /// The value in memory keeps working; the next change tries again.
         case writeFailed
+        /// The slot was changed by another program (another instance of yours) since this
+        /// one read or wrote it. This program's value was written over it, the last writer
+        /// winning, and the other version was kept under `keptAs`.
+        case replacedChangedFile(keptAs: String)
     }
 
     /// The slot.
@@ -39,29 +46,38 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     /// ```
     public let kind: Kind
 
-    /// Why, as the underlying error said it.
+    /// Why, in one line: for a ``FileStorage``, the operation, the file and the system's
+    /// error code.
     ///
     /// ```swift
-    /// print(error.reason) // "No space left on device"
+    /// print(error.reason) // "renaming … to /d/favorites.json: No space left on device (ENOSPC)"
     /// ```
     public let reason: String
 
-    /// The underlying error, to tell a full disk from a permission problem, say.
+    /// The underlying error, to tell a full disk from a permission problem, say: a
+    /// ``FileStorageError`` from a ``FileStorage``, a `DecodingError` for data the type
+    /// rejects.
     ///
     /// ```swift
-    /// if case POSIXError.ENOSPC? = error.underlyingError { showDiskFullAlert() }
+    /// if (error.underlyingError as? FileStorageError)?.code == .ENOSPC { showDiskFullAlert() }
     /// ```
     public let underlyingError: (any Error)?
 
-    /// A sentence saying what happened to which slot, and what was done about it.
+    /// One line saying what happened to which slot (and file), why, and what was done
+    /// about it.
     ///
     /// ```swift
     /// print(error) // FluxCapacitor: could not write persisted 'favorites' (…)
     /// ```
     public var description: String {
+        sentence.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")
+    }
+
+    private var sentence: String {
         switch kind {
         case .unreadable:
-            "FluxCapacitor: could not read persisted '\(slot)' (\(reason)); started from the default."
+            "FluxCapacitor: could not read persisted '\(slot)' (\(reason)); left it as it is, started from the "
+                + "default, and will not save changes to it in this run."
         case .incompatible(let setAsideAs?):
             "FluxCapacitor: persisted '\(slot)' could not be decoded (\(reason)); kept it as \(setAsideAs) "
                 + "and started from the default."
@@ -70,6 +86,9 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
                 + "started from the default."
         case .writeFailed:
             "FluxCapacitor: could not write persisted '\(slot)' (\(reason)); the value in memory is unaffected."
+        case .replacedChangedFile(let keptAs):
+            "FluxCapacitor: persisted '\(slot)' was changed by another program (\(reason)); wrote this one's "
+                + "value over it (the last writer wins) and kept the other version as \(keptAs)."
         }
     }
 

@@ -1,5 +1,13 @@
 public import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where persisted values are kept: named slots of bytes. See
 /// ``PrimitiveValue/init(_:persistedAs:in:)`` for how a ``Variable`` uses one.
 ///
@@ -10,7 +18,10 @@ public import Foundation
 ///
 /// FluxCapacitor ships ``FileStorage`` and ``InMemoryStorage``. A storage of your own must
 /// make ``write(_:to:)`` atomic (a reader sees the old bytes or the new ones, never a
-/// mix), and be safe to call from any thread.
+/// mix), and be safe to call from any thread. Its ``read(_:)`` returns `nil` only when the
+/// slot holds nothing, and throws when it holds something it cannot read: a slot that
+/// could not be read is never written over (while the values persisted there live), so
+/// that the user's data is not lost to a passing permission or I/O problem.
 public protocol PersistentStorage: AnyObject, Sendable {
     /// The bytes in `slot`, or `nil` if there are none.
     func read(_ slot: String) throws -> Data?
@@ -52,12 +63,37 @@ extension PersistentStorage {
     }
 
     /// Writes, now, every change of a value persisted here that is still waiting to be
-    /// written. Values are also written when they go away (with their store).
+    /// written, and returns once each is written or its error reported (to
+    /// ``report(_:)``). That includes a change whose setter has returned while the value's
+    /// observers have yet to see it (another thread is delivering an earlier value).
+    /// Values are also written when they go away (with their store).
     ///
     /// ```swift
     /// storage.flush() // before the program exits
     /// ```
+    ///
+    /// Called from ``report(_:)`` (a handler that saves what it can), it writes what is
+    /// pending but does not wait for reports being made on other threads.
     public func flush() {
         PersisterRegistry.flush(self)
+    }
+
+    /// Makes the process, when it receives one of `signals` (Ctrl-C, `kill`), write every
+    /// change still waiting to be written, of every persisted value of every storage, and
+    /// then end as the signal would have ended it. Call it once, early in `main`; values
+    /// made later are covered too, and calling it again adds nothing.
+    ///
+    /// ```swift
+    /// let storage = FileStorage.applicationSupport(named: "my-tool")
+    /// storage.flushOnTermination() // SIGINT and SIGTERM no longer lose the last change
+    /// ```
+    ///
+    /// A signal the process was started ignoring (a background job's `SIGINT`) stays
+    /// ignored. An app that handles a signal itself should call ``flush()`` from its own
+    /// handler instead (not from a C signal handler: from a `DispatchSource` or a task).
+    ///
+    /// - Parameter signals: The signals; `SIGINT` and `SIGTERM` by default.
+    public func flushOnTermination(signals: [Int32] = [SIGINT, SIGTERM]) {
+        TerminationFlusher.install(signals)
     }
 }

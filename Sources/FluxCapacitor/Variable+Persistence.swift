@@ -32,8 +32,11 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
         }
         let persister = Persister<Element>(slot: slot, storage: storage)
         self.init(persister.restore() ?? defaultValue)
-        // The observation holds the persister, so the persister lives, and flushes when it
-        // goes, with the variable.
-        _ = core.observe(on: .current, ignoreFirst: true) { persister.changed($0) }
+        // The persister reads the variable's value itself (so `flush()` sees a value set
+        // while another thread's round has yet to deliver it); the observation tells it of
+        // each change, and holds it, so it lives, and flushes when it goes, with the
+        // variable.
+        persister.attach(to: core)
+        _ = core.observe(on: .current, ignoreFirst: true) { _ in persister.offerCurrentValue() }
     }
 }

@@ -3,6 +3,9 @@
 // sample check finds each here. Edit the article first, then copy the sample here.
 
 import FluxCapacitor
+import FluxCapacitorTesting
+import Foundation
+import Testing
 import XCTest
 
 // FluxCapacitor.md
@@ -92,6 +95,86 @@ func toastWhenSaved(in store: FavoriteStore, dustBuster: DustBuster) {
 final class RepositoryXCTests: XCTestCase {
     override func invokeTest() {
         Dispatcher.withCurrent(Dispatcher()) { super.invokeTest() }
+    }
+}
+
+// PersistingValues.md
+
+extension Dispatcher {
+    enum Bookmark: DispatchState {
+        typealias RelatedStoreType = BookmarkStore
+        typealias RelatedActionType = BookmarkAction
+
+        case add(GitHub.Repository)
+    }
+
+    enum History: DispatchState {
+        typealias RelatedStoreType = HistoryStore
+        typealias RelatedActionType = HistoryAction
+
+        case searched(String)
+    }
+}
+
+struct BookmarkAction: Actionable {
+    typealias DispatchStateType = Dispatcher.Bookmark
+}
+
+struct HistoryAction: Actionable {
+    typealias DispatchStateType = Dispatcher.History
+}
+
+let storage = FileStorage.applicationSupport(named: "MyApp")
+
+final class BookmarkStore: Storable {
+    typealias DispatchStateType = Dispatcher.Bookmark
+
+    let bookmarks: Constant<[GitHub.Repository]>
+    private let _bookmarks = Variable<[GitHub.Repository]>([], persistedAs: "bookmarks", in: storage)
+
+    required init() {
+        bookmarks = Constant(_bookmarks)
+    }
+
+    func reduce(with state: Dispatcher.Bookmark) {
+        switch state {
+        case .add(let repository): _bookmarks.value.append(repository)
+        }
+    }
+}
+
+func installTerminationFlush() {
+    let storage = FileStorage.applicationSupport(named: "my-tool")
+    storage.flushOnTermination()
+}
+
+final class HistoryStore: Storable {
+    typealias DispatchStateType = Dispatcher.History
+
+    @TaskLocal static var storage: (any PersistentStorage)?
+
+    let queries: Constant<[String]>
+    private let _queries = Variable<[String]>([], persistedAs: "history", in: HistoryStore.storage)
+
+    required init() {
+        queries = Constant(_queries)
+    }
+
+    func reduce(with state: Dispatcher.History) {
+        switch state {
+        case .searched(let query): _queries.value.append(query)
+        }
+    }
+}
+
+@Test(.isolatedDispatcher) func aSearchIsKeptInTheHistory() {
+    let storage = InMemoryStorage()
+    HistoryStore.$storage.withValue(storage) {
+        let store = HistoryStore.instantiate()
+        HistoryAction().invoke(.searched("flux"))
+        storage.flush()
+        #expect(store.queries.value == ["flux"])
+        #expect(storage.writeCount(of: "history") == 1)
     }
 }
 

@@ -3,7 +3,7 @@
 /// The namespace of the README's GitHub models.
 enum GitHub {
     /// A repository, as the README's quick start shows it.
-    struct Repository: Sendable, Hashable {
+    struct Repository: Sendable, Hashable, Codable {
         let name: String
     }
 }

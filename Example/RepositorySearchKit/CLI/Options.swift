@@ -9,6 +9,9 @@ struct Options: Equatable {
     var storage: String?
     var resetFavorites = false
 
+    /// The stub's latencies, in milliseconds: up to a minute (more looks like a hang).
+    static let latencyRange = 0...60_000
+
     static let usage = """
         USAGE: repository-search [--interactive] [--live] [--latency MS] [--fail MODE] [--log]
                                  [--storage DIR] [--reset-favorites]
@@ -25,7 +28,7 @@ struct Options: Equatable {
           --interactive   read commands from standard input instead (type 'help')
           --live          use the real GitHub GraphQL API, interactively; needs
                           GITHUB_TOKEN in the environment (a token with no scopes is enough)
-          --latency MS    make the stub wait MS milliseconds per request
+          --latency MS    make the stub wait MS milliseconds per request, 0 to 60000
                           (default: 50 in the walk-through, 300 interactively)
           --fail MODE     the stub's failure: rate-limit, unauthorized, graphql,
                           malformed or offline. Interactively every request fails so;
@@ -33,7 +36,11 @@ struct Options: Equatable {
                           (rate-limit by default)
           --log           print every dispatched state (the walk-through always does)
           --storage DIR   keep the favorites in DIR (default: the application-support
-                          folder, ~/.local/share/repository-search on Linux)
+                          folder, ~/.local/share/repository-search on Linux). Two
+                          sessions at once: the last to save wins, and the version it
+                          replaced is kept as favorites.replaced-<date>.json (a warning
+                          says so). A favorites file that cannot be read is left as it
+                          is and not written over.
           --reset-favorites
                           forget the favorites kept from earlier runs
           --help          show this help
@@ -62,8 +69,12 @@ struct Options: Equatable {
                 }
                 storage = value
             case "--latency":
-                guard let value = remaining.popFirst(), let milliseconds = Int(value), milliseconds >= 0 else {
-                    throw CommandError("--latency needs a number of milliseconds, like '--latency 300'")
+                guard let value = remaining.popFirst(), let milliseconds = Int(value),
+                    Self.latencyRange.contains(milliseconds)
+                else {
+                    throw CommandError(
+                        "--latency needs a number of milliseconds from \(Self.latencyRange.lowerBound) to "
+                            + "\(Self.latencyRange.upperBound), like '--latency 300'")
                 }
                 latency = .milliseconds(milliseconds)
             case "--fail":

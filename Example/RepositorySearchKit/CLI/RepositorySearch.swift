@@ -1,6 +1,12 @@
 import FluxCapacitor
 public import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The `repository-search` program: reads the options, picks the session, and runs the
 /// walk-through or the interactive mode.
 public enum RepositorySearch: Sendable {
@@ -15,25 +21,33 @@ public enum RepositorySearch: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         input: @escaping () -> String? = { readLine() }
     ) async -> Int32 {
-        await run(arguments: arguments, environment: environment, input: input, console: StandardOutput())
+        let console = StandardOutput()
+        guard StandardDescriptors.reserveClosedOnes() else {
+            console.writeError("error: could not write the output: standard output is closed (EBADF)")
+            return 1
+        }
+        return await run(
+            arguments: arguments, environment: environment, input: input, console: console,
+            flushesOnTermination: true)
     }
 
     static func run(
         arguments: [String],
         environment: [String: String],
         input: () -> String?,
-        console: any Console
+        console: any Console,
+        flushesOnTermination: Bool = false
     ) async -> Int32 {
         let options: Options
         do {
             options = try Options(parsing: arguments)
         } catch {
-            console.write("error: \(error)")
+            console.writeError("error: \(error)")
             return 2
         }
         if options.help {
             Options.usage.split(separator: "\n", omittingEmptySubsequences: false).forEach { console.write(String($0)) }
-            return 0
+            return console.failure == nil ? 0 : 1
         }
 
         let session: any GitHubSession
@@ -41,7 +55,7 @@ public enum RepositorySearch: Sendable {
             do {
                 session = try LiveSession(environment: environment)
             } catch {
-                console.write("error: \(error)")
+                console.writeError("error: \(error)")
                 return 1
             }
         } else {
@@ -52,18 +66,35 @@ public enum RepositorySearch: Sendable {
         }
 
         // The favorites survive runs, in files; problems with them are warnings.
-        let onError: @Sendable (PersistenceError) -> Void = { console.write("warning: \($0)") }
+        let problems = PersistenceProblems()
+        let onError: @Sendable (PersistenceError) -> Void = { error in
+            problems.append(error)
+            console.writeError("warning: \(error)")
+        }
         let storage =
             options.storage.map { FileStorage(directory: URL(fileURLWithPath: $0), onError: onError) }
             ?? FileStorage.applicationSupport(named: "repository-search", onError: onError)
+        if flushesOnTermination {
+            // Ctrl-C, `kill` or a closed terminal within the coalescing interval of a change
+            // must not lose it.
+            storage.flushOnTermination(signals: [SIGINT, SIGTERM, SIGHUP])
+        }
         defer { storage.flush() }
 
-        return await RepositoryStore.$favoritesStorage.withValue(storage) {
+        let status: Int32 = await RepositoryStore.$favoritesStorage.withValue(storage) {
             let store = RepositoryStore.instantiate()
             if options.resetFavorites {
                 // Through the Flux flow, like any change: the store saves the empty list.
                 let count = store.favorites.value.count
+                let before = problems.count
                 RepositoryAction(session: session).removeAllFavorites()
+                storage.flush()
+                // A file that could not be read is not written over: nothing was forgotten.
+                if let problem = problems.since(before) ?? problems.unreadable {
+                    console.writeError(
+                        "error: could not forget the favorites kept in \(storage.directory.path): \(problem.reason)")
+                    return 1
+                }
                 console.write(
                     count == 0
                         ? "No favorites to forget."
@@ -84,6 +115,34 @@ public enum RepositorySearch: Sendable {
             }
             return await Interactive(session: session, console: console, log: options.log).run(input: input)
         }
+        // The output failed (a full disk): the run did not do its job.
+        return console.failure == nil ? status : 1
+    }
+}
+
+/// The persistence errors reported during a run, so that `--reset-favorites` can tell
+/// whether it worked.
+final class PersistenceProblems: @unchecked Sendable {
+    // Sendable: `lock` guards `errors`.
+    private let lock = NSLock()
+    private var errors: [PersistenceError] = []
+
+    func append(_ error: PersistenceError) {
+        lock.withLock { errors.append(error) }
+    }
+
+    var count: Int {
+        lock.withLock { errors.count }
+    }
+
+    /// The first error reported after the first `count`, if any.
+    func since(_ count: Int) -> PersistenceError? {
+        lock.withLock { errors.dropFirst(count).first }
+    }
+
+    /// An error that says the favorites could not be read, if any.
+    var unreadable: PersistenceError? {
+        lock.withLock { errors.first { $0.kind == .unreadable } }
     }
 }
 
@@ -104,7 +163,7 @@ struct Interactive {
 
         console.write("FluxCapacitor repository search. Type 'help' for the commands, 'quit' to leave.")
         navigator.show()
-        while true {
+        while console.failure == nil {
             console.prompt("> ")
             guard let line = input() else { break }
             console.echo(line)

@@ -80,6 +80,8 @@ struct Walkthrough {
         navigator.maxRows = 8
         var number = 0
         for step in Self.steps {
+            // The output cannot be written (a full disk): nobody would see the rest.
+            guard console.failure == nil else { return 1 }
             if !step.title.isEmpty {
                 number += 1
                 console.write("")

@@ -1,6 +1,14 @@
 import Dispatch
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Saves the changes of one persisted value to its slot, and restores it. The writing
 /// itself is done by the ``PersistedSlot`` it shares with every other live value persisted
 /// in the same slot of the same storage (a store made again while the previous instance's
@@ -8,15 +16,22 @@ import Foundation
 /// changes that are still waiting to be written there.
 ///
 /// It lives as long as its value (the value's observer of itself holds it), and writes
-/// what is pending when it goes.
-final class Persister<Element: Codable & Sendable>: Sendable {
+/// what is pending when it goes. It reads its value's current value itself (a weak
+/// reference to the value's core), rather than taking the value an observer is handed:
+/// so `flush()` sees a value whose setter has returned even while another thread's round
+/// has yet to deliver it to the observers.
+final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
+    // Sendable: `lock` guards `core`; `slot` is Sendable.
     let slot: PersistedSlot
+    private let lock = NSLock()
+    private weak var core: ValueCore<Element>?
 
     init(slot name: String, storage: any PersistentStorage) {
         slot = PersisterRegistry.slot(named: name, in: storage)
     }
 
     deinit {
+        slot.removeSource(ObjectIdentifier(self))
         slot.flush()
         PersisterRegistry.release(slot)
     }
@@ -28,9 +43,19 @@ final class Persister<Element: Codable & Sendable>: Sendable {
         slot.readAfterPendingWrites { data in try JSONDecoder().decode(Element.self, from: data) }
     }
 
-    /// A new value to save.
-    func changed(_ value: Element) {
-        slot.changed { try PersistedSlot.encoder.encode(value) }
+    /// Starts saving the changes of `core`, from its current version on.
+    func attach(to core: ValueCore<Element>) {
+        let version = core.snapshot().version
+        lock.withLock { self.core = core }
+        slot.addSource(ObjectIdentifier(self), at: version) { [weak self] in self?.offerCurrentValue() }
+    }
+
+    /// Hands the slot the value's current value, if it has not had it yet. Called by the
+    /// value's observer, and by `flush()`.
+    func offerCurrentValue() {
+        guard let core = lock.withLock({ core }) else { return }
+        let (value, version) = core.snapshot()
+        slot.offer(from: ObjectIdentifier(self), version: version) { try PersistedSlot.encoder.encode(value) }
     }
 }
 
@@ -42,19 +67,49 @@ final class Persister<Element: Codable & Sendable>: Sendable {
 /// The registry holds it while a value uses it, and the change waiting to be written is
 /// kept here from the moment it is made, so a value restored from the slot (by a store
 /// made again while the previous one is going away) never reads around a change.
+///
+/// ## Settling
+///
+/// Every change the slot takes is numbered (`changes`). A write takes the pending change
+/// under `ioLock`, writes it, lets go of `ioLock` and reports what went wrong (a storage's
+/// handler may flush), and only then *settles* the changes it covered. `flush()` waits
+/// until every change made before it is settled, so when it returns, each one is written
+/// or its error reported, even one a background write took first. A flush made by a
+/// report handler (on the reporting thread) does not wait, which would wait for itself.
+///
+/// ## A slot that could not be read
+///
+/// If reading the slot failed (not a missing slot, not undecodable data: a permission, an
+/// I/O error), the slot is *kept*: nothing is written over what could not be read while
+/// this slot lives, so the user's data stays as it is. The read error says so.
 final class PersistedSlot: @unchecked Sendable {
-    // Sendable: `stateLock` guards `pending` and `isScheduled`; `ioLock` is held for the
-    // whole of a write (taking the pending change and writing it) and of a restore (writing
-    // what is pending, then reading), so that writes happen in the order their values were
-    // taken, the last value wins, and a read sees every change made before it. Errors are
-    // reported after `ioLock` is let go of: a storage's handler may flush.
+    // Sendable: `state` (a condition, so a lock too) guards every `var` below except
+    // `users`; `ioLock` is held for the whole of a write (taking the pending change and
+    // writing it) and of a restore (writing what is pending, then reading), so that writes
+    // happen in the order their values were taken, the last value wins, and a read sees
+    // every change made before it. Errors are reported after `ioLock` is let go of.
     let name: String
     let storage: any PersistentStorage
-    private let stateLock = NSLock()
+    private let state = NSCondition()
     private let ioLock = NSLock()
     /// Encodes the latest change not yet written.
     private var pending: (@Sendable () throws -> Data)?
     private var isScheduled = false
+    /// How many changes the slot was given.
+    private var changes: UInt64 = 0
+    /// How many changes writes have taken (`changes` when the last one took its change).
+    private var taken: UInt64 = 0
+    /// The writes taken but not settled yet: for each, how many changes were settled or
+    /// taken before it.
+    private var unsettled: [UInt64: UInt64] = [:]
+    private var nextTicket: UInt64 = 0
+    /// Every change up to this number is written or reported.
+    private var settled: UInt64 = 0
+    /// True once reading the slot failed: its data is kept, never written over.
+    private var isKept = false
+    /// The values saved here, which `flush()` asks for their current value, and the
+    /// version of each one's value the slot has last been given.
+    private var sources: [ObjectIdentifier: (version: UInt64, offer: @Sendable () -> Void)] = [:]
     /// How many persisters use the slot. Guarded by the registry's lock.
     fileprivate var users = 0
 
@@ -69,42 +124,98 @@ final class PersistedSlot: @unchecked Sendable {
         self.storage = storage
     }
 
-    /// A new value to save, as the closure that encodes it.
-    func changed(_ encode: @escaping @Sendable () throws -> Data) {
-        let mustSchedule: Bool = stateLock.withLock {
+    /// A value saved here from `version` on; `offer` hands the slot its current value.
+    func addSource(_ source: ObjectIdentifier, at version: UInt64, offer: @escaping @Sendable () -> Void) {
+        state.withLock { sources[source] = (version, offer) }
+    }
+
+    func removeSource(_ source: ObjectIdentifier) {
+        _ = state.withLock { sources.removeValue(forKey: source) }
+    }
+
+    /// A value of `source`, at `version`, as the closure that encodes it; ignored unless
+    /// it is newer than the last one `source` gave (two threads may offer the same value,
+    /// or an older one late).
+    func offer(from source: ObjectIdentifier, version: UInt64, _ encode: @escaping @Sendable () throws -> Data) {
+        let mustSchedule: Bool = state.withLock {
+            guard let known = sources[source], version > known.version else { return false }
+            sources[source]?.version = version
             pending = encode
+            changes += 1
             defer { isScheduled = true }
             return !isScheduled
         }
         guard mustSchedule else { return }
-        let delay = storage.coalescingInterval.components
-        let nanoseconds = Int(delay.seconds) * 1_000_000_000 + Int(delay.attoseconds / 1_000_000_000)
-        PersisterRegistry.queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in
-            self?.flush()
+        guard let delay = Self.dispatchDelay(storage.coalescingInterval) else {
+            // Longer than a dispatch timer can wait: written by `flush()` or when the value goes.
+            return
+        }
+        PersisterRegistry.queue.asyncAfter(deadline: .now() + delay) { [weak self] in
+            self?.writeAndReport()
         }
     }
 
-    /// Writes the pending change now, if there is one.
+    /// `interval` as a dispatch delay: a negative one is no delay, one too long for a
+    /// dispatch timer (about 292 years in nanoseconds) is `nil`.
+    static func dispatchDelay(_ interval: Duration) -> DispatchTimeInterval? {
+        let (seconds, attoseconds) = interval.components
+        guard seconds >= 0, attoseconds >= 0 || seconds > 0 else { return .nanoseconds(0) }
+        // Leaves room for `DispatchTime.now()` (the time since boot) in an unsigned 64-bit sum.
+        guard seconds < 9_000_000_000 else { return nil }
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+
+    /// Writes every change made before the call, including a value whose setter returned
+    /// but whose observers have not run yet, and returns once each is written or its
+    /// error reported.
     func flush() {
-        let error = ioLock.withLock { writePendingLocked() }
-        if let error {
-            storage.report(error)
+        let offers = state.withLock { sources.values.map(\.offer) }
+        for offer in offers {
+            offer()
+        }
+        let target = state.withLock { changes }
+        writeAndReport()
+        guard !PersisterRegistry.isReporting else { return }
+        state.withLock {
+            while settled < target {
+                state.wait()
+            }
+        }
+    }
+
+    /// Writes the pending change, if any, and reports what went wrong.
+    func writeAndReport() {
+        var ticket: UInt64?
+        let error: PersistenceError? = ioLock.withLock {
+            guard let taken = takePending() else { return nil }
+            ticket = taken.ticket
+            return write(taken.encode)
+        }
+        report((error.map { [$0] } ?? []) + notices())
+        if let ticket {
+            settle(ticket)
         }
     }
 
     /// Writes what is pending, then reads and decodes the slot.
     func readAfterPendingWrites<Value>(_ decode: (Data) throws -> Value) -> Value? {
         var errors: [PersistenceError] = []
+        var ticket: UInt64?
         let value: Value? = ioLock.withLock {
-            if let error = writePendingLocked() {
-                errors.append(error)
+            if let taken = takePending() {
+                ticket = taken.ticket
+                if let error = write(taken.encode) {
+                    errors.append(error)
+                }
             }
             let data: Data?
             do {
                 data = try storage.read(name)
             } catch {
+                state.withLock { isKept = true }
                 errors.append(
-                    PersistenceError(slot: name, kind: .unreadable, reason: "\(error)", underlyingError: error))
+                    PersistenceError(
+                        slot: name, kind: .unreadable, reason: Self.describe(error), underlyingError: error))
                 return nil
             }
             guard let data else {
@@ -114,30 +225,41 @@ final class PersistedSlot: @unchecked Sendable {
                 return try decode(data)
             } catch {
                 let setAsideAs = try? storage.setAside(name)
+                // A file storage's file, so that the report names it.
+                let file = (storage as? FileStorage).map { "decoding \($0.url(of: name).path): " } ?? ""
                 errors.append(
                     PersistenceError(
-                        slot: name, kind: .incompatible(setAsideAs: setAsideAs), reason: Self.describe(error),
+                        slot: name, kind: .incompatible(setAsideAs: setAsideAs), reason: file + Self.describe(error),
                         underlyingError: error))
                 return nil
             }
         }
-        for error in errors {
-            storage.report(error)
+        report(errors + notices())
+        if let ticket {
+            settle(ticket)
         }
         return value
     }
 
-    /// Takes the pending change and writes it. Call with `ioLock` held; returns the error
-    /// to report once it is let go of.
-    private func writePendingLocked() -> PersistenceError? {
-        let encode = stateLock.withLock {
-            defer {
-                pending = nil
-                isScheduled = false
-            }
-            return pending
+    /// Takes the pending change, if any, with the ticket to settle once it is written or
+    /// reported. Call with `ioLock` held.
+    private func takePending() -> (encode: @Sendable () throws -> Data, ticket: UInt64)? {
+        state.withLock {
+            isScheduled = false
+            guard let encode = pending else { return nil }
+            pending = nil
+            let ticket = nextTicket
+            nextTicket += 1
+            unsettled[ticket] = taken
+            taken = changes
+            return (encode, ticket)
         }
-        guard let encode else { return nil }
+    }
+
+    /// Writes a taken change (unless the slot is kept). Call with `ioLock` held; returns
+    /// the error to report once it is let go of.
+    private func write(_ encode: @Sendable () throws -> Data) -> PersistenceError? {
+        guard !state.withLock({ isKept }) else { return nil }
         do {
             try storage.write(encode(), to: name)
             return nil
@@ -147,19 +269,60 @@ final class PersistedSlot: @unchecked Sendable {
         }
     }
 
-    private static func describe(_ error: any Error) -> String {
+    /// What a file storage noticed while writing (it replaced another program's version).
+    private func notices() -> [PersistenceError] {
+        (storage as? FileStorage)?.takeNotices(for: name) ?? []
+    }
+
+    private func report(_ errors: [PersistenceError]) {
+        guard !errors.isEmpty else { return }
+        PersisterRegistry.whileReporting {
+            for error in errors {
+                storage.report(error)
+            }
+        }
+    }
+
+    /// The changes a write took are written or reported.
+    private func settle(_ ticket: UInt64) {
+        state.withLock {
+            unsettled[ticket] = nil
+            settled = unsettled.values.min() ?? taken
+            state.broadcast()
+        }
+    }
+
+    /// A cause in words, for a report: a file storage's own description (operation, file,
+    /// errno), what a decoder rejected and where.
+    static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.dataCorrupted(let context):
-            context.underlyingError.map { "not valid JSON: \($0.localizedDescription)" } ?? context.debugDescription
-        case DecodingError.keyNotFound(let key, _):
-            "no '\(key.stringValue)' where the type expects one"
-        case DecodingError.typeMismatch(let type, let context):
-            "\(context.codingPath.map(\.stringValue).joined(separator: ".")) is not a \(type)"
-        case DecodingError.valueNotFound(let type, let context):
-            "\(context.codingPath.map(\.stringValue).joined(separator: ".")) is null, not a \(type)"
+            context.underlyingError.map { "not valid JSON: \(describe($0))" }
+                ?? "\(place(context)): \(context.debugDescription)"
+        case DecodingError.keyNotFound(let key, let context):
+            "\(place(context)): no '\(key.stringValue)' where the type expects one"
+        case DecodingError.typeMismatch(_, let context):
+            "\(place(context)): \(context.debugDescription)"
+        case DecodingError.valueNotFound(_, let context):
+            "\(place(context)): \(context.debugDescription)"
+        case let error as POSIXError:
+            SystemError.describe(error.code)
+        case let error as CocoaError:
+            if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,
+                underlying.domain == NSPOSIXErrorDomain, let code = POSIXErrorCode(rawValue: Int32(underlying.code))
+            {
+                (error.filePath.map { "\($0): " } ?? "") + SystemError.describe(code)
+            } else {
+                (error.filePath.map { "\($0): " } ?? "") + error.localizedDescription
+            }
         default:
             "\(error)"
         }
+    }
+
+    private static func place(_ context: DecodingError.Context) -> String {
+        context.codingPath.isEmpty
+            ? "at the top level" : "at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
     }
 }
 
@@ -174,9 +337,11 @@ enum PersisterRegistry {
     }
 
     private static let lock = NSLock()
-    // `lock` guards `slots` and each slot's `users`. A slot holds its storage, so a key's
-    // storage identifier is not reused while the slot is registered.
+    // `lock` guards `slots`, each slot's `users` and `reportingThreads`. A slot holds its
+    // storage, so a key's storage identifier is not reused while the slot is registered.
     nonisolated(unsafe) private static var slots: [Key: PersistedSlot] = [:]
+    /// The threads running a storage's `report(_:)`, with how deep.
+    nonisolated(unsafe) private static var reportingThreads: [UInt: Int] = [:]
 
     /// The slot `name` of `storage`, shared with the other values persisted there; hand it
     /// back with `release(_:)`.
@@ -201,11 +366,39 @@ enum PersisterRegistry {
         withExtendedLifetime(removed) {}
     }
 
+    /// Flushes every slot of `storage`.
     static func flush(_ storage: any PersistentStorage) {
         let identifier = ObjectIdentifier(storage)
         let live = lock.withLock { slots.filter { $0.key.storage == identifier }.map(\.value) }
         for slot in live {
             slot.flush()
         }
+    }
+
+    /// Flushes every slot of every storage.
+    static func flushAll() {
+        let live = lock.withLock { Array(slots.values) }
+        for slot in live {
+            slot.flush()
+        }
+    }
+
+    /// Runs `body` (which reports errors) marked as reporting on this thread.
+    static func whileReporting(_ body: () -> Void) {
+        let thread = ThreadID.current
+        lock.withLock { reportingThreads[thread, default: 0] += 1 }
+        defer {
+            lock.withLock {
+                reportingThreads[thread]! -= 1
+                if reportingThreads[thread] == 0 { reportingThreads[thread] = nil }
+            }
+        }
+        body()
+    }
+
+    /// Whether this thread is reporting an error (a storage's handler is flushing).
+    static var isReporting: Bool {
+        let thread = ThreadID.current
+        return lock.withLock { reportingThreads[thread] != nil }
     }
 }
