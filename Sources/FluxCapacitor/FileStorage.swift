@@ -11,6 +11,9 @@ import Darwin
 /// A ``PersistentStorage`` of JSON files in a directory you choose: slot `favorites` is
 /// `favorites.json`.
 ///
+/// An app keeps its values in the user's application-support directory; a test, in a
+/// temporary directory of its own, writing each change at once:
+///
 /// ```swift
 /// let storage = FileStorage.applicationSupport(named: "repository-search")
 /// let tests = FileStorage(directory: temporaryDirectory, coalescingInterval: .zero)
@@ -39,17 +42,9 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     // Sendable: `lock` guards `fingerprints` and `notices`; the rest is immutable.
 
     /// Where the files are.
-    ///
-    /// ```swift
-    /// print(storage.directory.path)
-    /// ```
     public let directory: URL
 
     /// How long a value waits after a change before it is written.
-    ///
-    /// ```swift
-    /// let forTests = FileStorage(directory: temporaryDirectory, coalescingInterval: .zero)
-    /// ```
     public let coalescingInterval: Duration
     private let onError: @Sendable (PersistenceError) -> Void
     private let lock = NSLock()
@@ -60,10 +55,6 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     private var notices: [String: [PersistenceError]] = [:]
 
     /// A storage in `directory`.
-    ///
-    /// ```swift
-    /// let storage = FileStorage(directory: URL(fileURLWithPath: "/var/lib/my-service"))
-    /// ```
     ///
     /// - Parameters:
     ///   - directory: Where the files go; made when first written to.
@@ -86,9 +77,12 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     /// (`~/Library/Application Support/name` on Apple platforms, `$XDG_DATA_HOME/name` or
     /// `~/.local/share/name` on Linux).
     ///
-    /// ```swift
-    /// let storage = FileStorage.applicationSupport(named: "repository-search")
-    /// ```
+    /// - Parameters:
+    ///   - name: The folder's name, usually the app's.
+    ///   - coalescingInterval: How long a value waits after a change before it is written
+    ///     (100 ms by default).
+    ///   - onError: Hears what goes wrong; prints to standard error by default.
+    /// - Returns: A storage in that folder, which is made when first written to.
     public static func applicationSupport(
         named name: String,
         coalescingInterval: Duration = .milliseconds(100),
@@ -108,19 +102,16 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
 
     /// The file of `slot`.
     ///
-    /// ```swift
-    /// let file = storage.url(of: "favorites") // …/favorites.json
-    /// ```
+    /// - Parameter slot: The slot's name.
+    /// - Returns: `slot.json` in ``directory``.
     public func url(of slot: String) -> URL {
         directory.appendingPathComponent("\(slot).json")
     }
 
     /// The contents of the slot's file (through a symbolic link), or `nil` if there is none.
     ///
-    /// ```swift
-    /// let data = try storage.read("favorites") // nil before the first write
-    /// ```
-    ///
+    /// - Parameter slot: The slot's name.
+    /// - Returns: The file's bytes, or `nil` if there is no file (before the first write).
     /// - Throws: ``FileStorageError`` if the file is there but cannot be read.
     public func read(_ slot: String) throws -> Data? {
         let path = try resolvedPath(of: slot)
@@ -167,10 +158,9 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     /// Writes a temporary file, flushes it to disk, and renames it over the slot's file
     /// (the target of a symbolic link, if it is one). The file keeps its permissions.
     ///
-    /// ```swift
-    /// try storage.write(Data("[]".utf8), to: "favorites")
-    /// ```
-    ///
+    /// - Parameters:
+    ///   - data: The new contents.
+    ///   - slot: The slot's name.
     /// - Throws: ``FileStorageError``, with the step that failed.
     public func write(_ data: Data, to slot: String) throws {
         try makeDirectory(directory.path)
@@ -236,12 +226,11 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
         }
     }
 
-    /// Renames the slot's file `slot.corrupt-<date>.json` and returns that name.
+    /// Renames the slot's file `slot.corrupt-<date>.json`
+    /// (`favorites.corrupt-20261122T101500Z.json`, say) and returns that name.
     ///
-    /// ```swift
-    /// let keptAs = try storage.setAside("favorites") // "favorites.corrupt-20261122T101500Z.json"
-    /// ```
-    ///
+    /// - Parameter slot: The slot's name.
+    /// - Returns: The file's new name, in the same directory.
     /// - Throws: ``FileStorageError`` if it cannot be renamed.
     public func setAside(_ slot: String) throws -> String {
         let source = try resolvedPath(of: slot)
@@ -256,10 +245,7 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
 
     /// Deletes the slot's file (the target of a symbolic link, if it is one), if any.
     ///
-    /// ```swift
-    /// try storage.remove("favorites")
-    /// ```
-    ///
+    /// - Parameter slot: The slot's name.
     /// - Throws: ``FileStorageError`` if it is there and cannot be deleted.
     public func remove(_ slot: String) throws {
         let path = try resolvedPath(of: slot)
@@ -400,11 +386,9 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
         }
     }
 
-    /// Hands `error` to the storage's error handler.
+    /// Hands `error` to the storage's error handler, the `onError` it was made with.
     ///
-    /// ```swift
-    /// storage.report(error) // calls `onError`
-    /// ```
+    /// - Parameter error: What went wrong.
     public func report(_ error: PersistenceError) {
         onError(error)
     }

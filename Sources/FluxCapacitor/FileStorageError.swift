@@ -2,7 +2,7 @@ public import Foundation
 
 /// What went wrong in a file operation of a ``FileStorage``: the operation, the file, and
 /// the system's error code. It is the ``PersistenceError/underlyingError`` of what the
-/// storage reports.
+/// storage reports, so an app can tell a full disk from a permission problem:
 ///
 /// ```swift
 /// let storage = FileStorage(directory: url) { error in
@@ -12,25 +12,16 @@ public import Foundation
 /// }
 /// ```
 public struct FileStorageError: Error, Sendable, CustomStringConvertible {
-    /// What the storage was doing, as a phrase: `"renaming"`, `"reading"`, ….
-    ///
-    /// ```swift
-    /// print(failure.operation) // "creating the directory"
-    /// ```
+    /// What the storage was doing, as a phrase: `"renaming"`, `"reading"`,
+    /// `"making the directory"`, ….
     public let operation: String
 
-    /// The file or directory it was done to.
-    ///
-    /// ```swift
-    /// print(failure.path) // "/home/me/.local/share/my-app/favorites.json"
-    /// ```
+    /// The file or directory it was done to, `/home/me/.local/share/my-app/favorites.json`
+    /// say.
     public let path: String
 
-    /// The system's error code (`errno`).
-    ///
-    /// ```swift
-    /// if failure.code == .EROFS { print("read-only file system") }
-    /// ```
+    /// The system's error code (`errno`): `.ENOSPC` for a full disk, `.EROFS` for a
+    /// read-only file system, ….
     public let code: POSIXErrorCode
 
     /// The error code as an error, to match with `catch POSIXError.ENOSPC`.
@@ -42,16 +33,14 @@ public struct FileStorageError: Error, Sendable, CustomStringConvertible {
         POSIXError(code)
     }
 
-    /// One line: the operation, the file, the system's message and the code's name.
-    ///
-    /// ```swift
-    /// print(failure) // renaming /d/.favorites.json.….tmp to /d/favorites.json: Read-only file system (EROFS)
-    /// ```
+    /// One line: the operation, the file, the system's message and the code's name, such as
+    /// `renaming /d/.favorites.json.….tmp to /d/favorites.json: Read-only file system (EROFS)`.
     public var description: String {
         "\(operation) \(path): \(SystemError.describe(code))"
     }
 
-    /// Makes an error, from `errno` by default.
+    /// Makes an error, from `errno` by default, so a storage of your own can say which
+    /// system call failed:
     ///
     /// ```swift
     /// guard fsync(descriptor) == 0 else { throw FileStorageError(operation: "syncing", path: path) }

@@ -3,6 +3,8 @@ public import Foundation
 /// A ``PersistentStorage`` in memory, for tests: it keeps slots for as long as it lives,
 /// counts writes, and can be made to fail.
 ///
+/// A second variable of the same slot starts from what the first one saved:
+///
 /// ```swift
 /// let storage = InMemoryStorage()
 /// let first = Variable(0, persistedAs: "count", in: storage)
@@ -20,28 +22,22 @@ public final class InMemoryStorage: PersistentStorage, @unchecked Sendable {
     private var errors: [PersistenceError] = []
 
     /// How long a value waits after a change before it is written.
-    ///
-    /// ```swift
-    /// let storage = InMemoryStorage(coalescingInterval: .zero) // writes each change at once
-    /// ```
     public let coalescingInterval: Duration
 
     /// An empty storage.
     ///
-    /// - Parameter coalescingInterval: 100 ms by default.
-    ///
-    /// ```swift
-    /// let storage = InMemoryStorage()
-    /// ```
+    /// - Parameter coalescingInterval: How long a value waits after a change before it is
+    ///   written: 100 ms by default; `.zero` writes each change at once (still off the
+    ///   changing thread).
     public init(coalescingInterval: Duration = .milliseconds(100)) {
         self.coalescingInterval = coalescingInterval
     }
 
-    /// The bytes in `slot`, if any; throws the failure set with ``failReads(with:)``.
+    /// The bytes in `slot`, if any.
     ///
-    /// ```swift
-    /// let data = try storage.read("favorites")
-    /// ```
+    /// - Parameter slot: The slot's name.
+    /// - Returns: The bytes, or `nil` if the slot is empty.
+    /// - Throws: The failure set with ``failReads(with:)``, if any.
     public func read(_ slot: String) throws -> Data? {
         try lock.withLock {
             if let readFailure { throw readFailure }
@@ -49,11 +45,12 @@ public final class InMemoryStorage: PersistentStorage, @unchecked Sendable {
         }
     }
 
-    /// Replaces the bytes in `slot`; throws the failure set with ``failWrites(with:)``.
+    /// Replaces the bytes in `slot`, and counts the write (``writeCount(of:)``).
     ///
-    /// ```swift
-    /// try storage.write(Data("[]".utf8), to: "favorites")
-    /// ```
+    /// - Parameters:
+    ///   - data: The new bytes.
+    ///   - slot: The slot's name.
+    /// - Throws: The failure set with ``failWrites(with:)``, if any; then nothing changes.
     public func write(_ data: Data, to slot: String) throws {
         try lock.withLock {
             if let writeFailure { throw writeFailure }
@@ -64,9 +61,9 @@ public final class InMemoryStorage: PersistentStorage, @unchecked Sendable {
 
     /// Moves the slot to `slot.corrupt` (or `slot.corrupt-2`, …) and returns that name.
     ///
-    /// ```swift
-    /// let keptAs = try storage.setAside("favorites") // "favorites.corrupt"
-    /// ```
+    /// - Parameter slot: The slot's name.
+    /// - Returns: The slot that now holds the bytes, `favorites.corrupt` say.
+    /// - Throws: Never; a storage of your own may.
     public func setAside(_ slot: String) throws -> String {
         lock.withLock {
             var name = "\(slot).corrupt"
@@ -82,48 +79,55 @@ public final class InMemoryStorage: PersistentStorage, @unchecked Sendable {
 
     /// Empties `slot`.
     ///
-    /// ```swift
-    /// try storage.remove("favorites")
-    /// ```
+    /// - Parameter slot: The slot's name.
+    /// - Throws: Never; a storage of your own may.
     public func remove(_ slot: String) throws {
         _ = lock.withLock { slots.removeValue(forKey: slot) }
     }
 
     /// Keeps `error`; read them back with ``reportedErrors``.
     ///
-    /// ```swift
-    /// storage.report(error)
-    /// #expect(storage.reportedErrors.count == 1)
-    /// ```
+    /// - Parameter error: What went wrong.
     public func report(_ error: PersistenceError) {
         lock.withLock { errors.append(error) }
     }
 
     // MARK: For tests
 
-    /// Puts `data` in `slot` directly (to seed it with bad data, say).
+    /// Puts `data` in `slot` directly, without counting a write: to test what a value does
+    /// with bad data, say.
     ///
     /// ```swift
-    /// storage.seed(Data("not json".utf8), in: "favorites")
+    /// @Test func favoritesThatCannotBeDecodedAreKeptAside() {
+    ///     let storage = InMemoryStorage()
+    ///     storage.seed(Data("not json".utf8), in: "favorites")
+    ///     let favorites = Variable<[String]>([], persistedAs: "favorites", in: storage)
+    ///     #expect(favorites.value == [])
+    ///     #expect(storage.contents(of: "favorites.corrupt") == Data("not json".utf8))
+    ///     #expect(storage.reportedErrors.map(\.kind) == [.incompatible(setAsideAs: "favorites.corrupt")])
+    /// }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - data: The bytes; `nil` empties the slot.
+    ///   - slot: The slot's name.
     public func seed(_ data: Data?, in slot: String) {
         lock.withLock { slots[slot] = data }
     }
 
     /// The bytes in `slot`, without failing.
     ///
-    /// ```swift
-    /// let stored = storage.contents(of: "favorites")
-    /// ```
+    /// - Parameter slot: The slot's name.
+    /// - Returns: The bytes, or `nil` if the slot is empty.
     public func contents(of slot: String) -> Data? {
         lock.withLock { slots[slot] }
     }
 
-    /// How many times `slot` was written.
+    /// How many times `slot` was written (successfully): quick changes of a value are
+    /// written once.
     ///
-    /// ```swift
-    /// #expect(storage.writeCount(of: "count") == 1)
-    /// ```
+    /// - Parameter slot: The slot's name.
+    /// - Returns: The number of writes since the storage was made.
     public func writeCount(of slot: String) -> Int {
         lock.withLock { writes[slot, default: 0] }
     }
@@ -131,26 +135,30 @@ public final class InMemoryStorage: PersistentStorage, @unchecked Sendable {
     /// Makes writes throw `error` (a full disk, say), or work again with `nil`.
     ///
     /// ```swift
-    /// storage.failWrites(with: POSIXError(.ENOSPC))
+    /// @Test func aFullDiskIsReportedAndTheValueKeepsWorking() {
+    ///     let storage = InMemoryStorage()
+    ///     storage.failWrites(with: POSIXError(.ENOSPC))
+    ///     let count = Variable(0, persistedAs: "count", in: storage)
+    ///     count.value = 1
+    ///     storage.flush()
+    ///     #expect(count.value == 1)
+    ///     #expect(storage.reportedErrors.map(\.kind) == [.writeFailed])
+    /// }
     /// ```
+    ///
+    /// - Parameter error: The error writes throw, or `nil`.
     public func failWrites(with error: (any Error)?) {
         lock.withLock { writeFailure = error }
     }
 
     /// Makes reads throw `error` (an unreadable disk, say), or work again with `nil`.
     ///
-    /// ```swift
-    /// storage.failReads(with: POSIXError(.EIO))
-    /// ```
+    /// - Parameter error: The error reads throw, or `nil`.
     public func failReads(with error: (any Error)?) {
         lock.withLock { readFailure = error }
     }
 
-    /// Every error reported so far.
-    ///
-    /// ```swift
-    /// #expect(storage.reportedErrors.isEmpty)
-    /// ```
+    /// Every error reported so far, oldest first.
     public var reportedErrors: [PersistenceError] {
         lock.withLock { errors }
     }

@@ -1,15 +1,17 @@
-/// What went wrong reading or writing a persisted value. A ``PersistentStorage`` hears it
-/// through ``PersistentStorage/report(_:)``.
+/// What went wrong reading or writing a persisted value.
+///
+/// A ``PersistentStorage`` hears it through ``PersistentStorage/report(_:)``; a
+/// ``FileStorage`` hands it to the handler it was made with, which may log it:
 ///
 /// ```swift
 /// let storage = FileStorage(directory: url) { error in logger.error("\(error)") }
 /// ```
 public struct PersistenceError: Error, Sendable, CustomStringConvertible {
-    /// What happened.
+    /// What happened, and what was done about it.
     ///
     /// ```swift
     /// switch error.kind {
-    /// case .incompatible(let keptAs): print("kept the old data as \(keptAs ?? "nothing")")
+    /// case .incompatible(let setAsideAs): print("kept the old data as \(setAsideAs ?? "nothing")")
     /// case .replacedChangedFile(let keptAs): print("another instance's version is kept as \(keptAs)")
     /// case .unreadable, .writeFailed: print(error)
     /// }
@@ -32,43 +34,24 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
         case replacedChangedFile(keptAs: String)
     }
 
-    /// The slot.
-    ///
-    /// ```swift
-    /// print(error.slot) // "favorites"
-    /// ```
+    /// The slot, `favorites` say.
     public let slot: String
 
     /// What happened.
-    ///
-    /// ```swift
-    /// #expect(storage.reportedErrors.map(\.kind) == [.writeFailed])
-    /// ```
     public let kind: Kind
 
     /// Why, in one line: for a ``FileStorage``, the operation, the file and the system's
-    /// error code.
-    ///
-    /// ```swift
-    /// print(error.reason) // "renaming … to /d/favorites.json: No space left on device (ENOSPC)"
-    /// ```
+    /// error code (`renaming … to /d/favorites.json: No space left on device (ENOSPC)`).
     public let reason: String
 
     /// The underlying error, to tell a full disk from a permission problem, say: a
     /// ``FileStorageError`` from a ``FileStorage``, a `DecodingError` for data the type
-    /// rejects.
-    ///
-    /// ```swift
-    /// if (error.underlyingError as? FileStorageError)?.code == .ENOSPC { showDiskFullAlert() }
-    /// ```
+    /// rejects. ``FileStorageError`` shows how to tell them apart.
     public let underlyingError: (any Error)?
 
     /// One line saying what happened to which slot (and file), why, and what was done
-    /// about it.
-    ///
-    /// ```swift
-    /// print(error) // FluxCapacitor: could not write persisted 'favorites' (…)
-    /// ```
+    /// about it, such as
+    /// `FluxCapacitor: could not write persisted 'favorites' (…); the value in memory is unaffected.`
     public var description: String {
         sentence.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " ")
     }
@@ -94,9 +77,11 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
 
     /// Makes an error; storages of your own may report one.
     ///
-    /// ```swift
-    /// report(PersistenceError(slot: slot, kind: .writeFailed, reason: "\(error)", underlyingError: error))
-    /// ```
+    /// - Parameters:
+    ///   - slot: The slot.
+    ///   - kind: What happened.
+    ///   - reason: Why, in one line.
+    ///   - underlyingError: The error that caused it, if any.
     public init(slot: String, kind: Kind, reason: String, underlyingError: (any Error)? = nil) {
         self.slot = slot
         self.kind = kind

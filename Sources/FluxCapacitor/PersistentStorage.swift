@@ -8,12 +8,14 @@ import Musl
 import Darwin
 #endif
 
-/// Where persisted values are kept: named slots of bytes. See
-/// ``PrimitiveValue/init(_:persistedAs:in:)`` for how a ``Variable`` uses one.
+/// Where persisted values are kept: named slots of bytes.
+///
+/// A ``Variable`` made with ``PrimitiveValue/init(_:persistedAs:in:)`` starts from what its
+/// slot holds and saves every change there:
 ///
 /// ```swift
 /// let storage = FileStorage.applicationSupport(named: "repository-search")
-/// private let _favorites = Variable<[Repository]>([], persistedAs: "favorites", in: storage)
+/// let favorites = Variable<[GitHub.Repository]>([], persistedAs: "favorites", in: storage)
 /// ```
 ///
 /// FluxCapacitor ships ``FileStorage`` and ``InMemoryStorage``. A storage of your own must
@@ -24,16 +26,33 @@ import Darwin
 /// that the user's data is not lost to a passing permission or I/O problem.
 public protocol PersistentStorage: AnyObject, Sendable {
     /// The bytes in `slot`, or `nil` if there are none.
+    ///
+    /// - Parameter slot: The slot's name.
+    /// - Returns: The bytes, or `nil` only if the slot holds nothing.
+    /// - Throws: If the slot holds something that cannot be read; the slot is then not
+    ///   written over.
     func read(_ slot: String) throws -> Data?
 
     /// Replaces the bytes in `slot`, atomically.
+    ///
+    /// - Parameters:
+    ///   - data: The new bytes.
+    ///   - slot: The slot's name.
+    /// - Throws: If they cannot be written; the slot then holds the old bytes.
     func write(_ data: Data, to slot: String) throws
 
     /// Moves what `slot` holds aside (it could not be read) and returns where it went, so
     /// that it is kept, not lost, while the slot starts afresh.
+    ///
+    /// - Parameter slot: The slot's name.
+    /// - Returns: Where the bytes went, in words the user can find (a file name, say).
+    /// - Throws: If they cannot be moved.
     func setAside(_ slot: String) throws -> String
 
     /// Empties `slot`.
+    ///
+    /// - Parameter slot: The slot's name.
+    /// - Throws: If the slot holds something that cannot be removed.
     func remove(_ slot: String) throws
 
     /// How long a value waits after a change before it is written, so that quick changes
@@ -42,22 +61,19 @@ public protocol PersistentStorage: AnyObject, Sendable {
 
     /// Hears what went wrong reading or writing a slot. By default, prints a line to
     /// standard error.
+    ///
+    /// - Parameter error: What went wrong.
     func report(_ error: PersistenceError)
 }
 
 extension PersistentStorage {
-    /// 100 ms.
-    ///
-    /// ```swift
-    /// let interval = storage.coalescingInterval // .milliseconds(100) unless the storage says otherwise
-    /// ```
+    /// 100 ms, unless the storage says otherwise.
     public var coalescingInterval: Duration { .milliseconds(100) }
 
-    /// Prints `error` to standard error.
+    /// Prints `error` to standard error, as one line
+    /// (`FluxCapacitor: could not read persisted 'favorites' (…)`).
     ///
-    /// ```swift
-    /// storage.report(error) // FluxCapacitor: could not read persisted 'favorites' (…)
-    /// ```
+    /// - Parameter error: What went wrong.
     public func report(_ error: PersistenceError) {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
     }
@@ -66,11 +82,8 @@ extension PersistentStorage {
     /// written, and returns once each is written or its error reported (to
     /// ``report(_:)``). That includes a change whose setter has returned while the value's
     /// observers have yet to see it (another thread is delivering an earlier value).
-    /// Values are also written when they go away (with their store).
-    ///
-    /// ```swift
-    /// storage.flush() // before the program exits
-    /// ```
+    /// Values are also written when they go away (with their store). Call it before the
+    /// program exits, or in a test before looking at what was written.
     ///
     /// Called from ``report(_:)`` (a handler that saves what it can), it writes what is
     /// pending but does not wait for reports being made on other threads.

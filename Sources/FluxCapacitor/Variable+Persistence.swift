@@ -2,11 +2,26 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
     /// Makes a variable that starts from what `storage` holds in `slot` (or from
     /// `defaultValue` if it holds nothing usable), and saves every change there.
     ///
+    /// Declare it in a store like any variable, with `storage` the app's storage (one
+    /// ``FileStorage``, made once):
+    ///
     /// ```swift
     /// final class FavoriteStore: Storable {
-    ///     let favorites: Constant<[Repository]>
-    ///     private let _favorites = Variable<[Repository]>([], persistedAs: "favorites", in: storage)
-    ///     …
+    ///     typealias DispatchStateType = Dispatcher.Favorite
+    ///
+    ///     let favorites: Constant<[GitHub.Repository]>
+    ///     private let _favorites = Variable<[GitHub.Repository]>([], persistedAs: "favorites", in: storage)
+    ///
+    ///     required init() {
+    ///         favorites = Constant(_favorites)
+    ///     }
+    ///
+    ///     func reduce(with state: Dispatcher.Favorite) {
+    ///         switch state {
+    ///         case .add(let repository):
+    ///             _favorites.value.append(repository)
+    ///         }
+    ///     }
     /// }
     /// ```
     ///

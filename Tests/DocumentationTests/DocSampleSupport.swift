@@ -7,8 +7,8 @@ import Foundation
 
 /// The namespace of the samples' GitHub models.
 enum GitHub {
-    /// A repository, as the samples show it.
-    struct Repository: Sendable, Hashable {
+    /// A repository, as the samples show it; `Codable`, so that it can be persisted.
+    struct Repository: Sendable, Hashable, Codable {
         let name: String
     }
 }
