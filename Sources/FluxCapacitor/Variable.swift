@@ -45,7 +45,9 @@ extension PrimitiveValue where Trait == MutableTrait {
     /// sets the value meanwhile. A store's values are set only in `reduce(with:)`, which
     /// never overlaps itself, so changing them in place there loses no update. Where
     /// threads change one variable at once, change it with ``update(_:)``, which holds the
-    /// variable for the change (and changes the value without copying it).
+    /// variable for the change. (Since the variable keeps the old value for its readers
+    /// while the copy changes, an in-place change of a collection copies its storage once;
+    /// ``update(_:)`` changes it where it is.)
     ///
     /// (Holding the variable locked across an in-place access, as FluxCapacitor once did,
     /// made every in-place change atomic, but Swift lets such an access suspend at an
@@ -94,7 +96,8 @@ extension PrimitiveValue where Trait == MutableTrait {
     /// ```swift
     /// let visits = Variable(0)
     /// visits.update { $0 += 1 } // from any number of threads at once: no visit is lost
-    /// let removed = queue.update { $0.popLast() }
+    /// let jobs = Variable<[String]>(["index", "build"])
+    /// let next = jobs.update { $0.popLast() } // "build"
     /// ```
     ///
     /// The variable stays locked while `change` runs, so keep it short and plain: it must

@@ -38,6 +38,34 @@ struct ScopeCarryingTests {
         #expect(onCurrent.value == [false, true])
     }
 
+    @Test @MainActor func aChangeAnObserverMakesInsideAScopeReachesMainQueueObserversInThatScope() async {
+        let scope = Dispatcher()
+        let variable = Variable(0)
+        let inScope = Locked<[Bool]>([])
+        let setter = variable.observe(ignoreFirst: true) { value in
+            if value == 1 {
+                Dispatcher.withCurrent(scope) { variable.value = 2 }
+            }
+        }
+        let dust = Locked<Dust?>(nil)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            dust.withLock {
+                $0 = variable.observe(on: .main, ignoreFirst: true) { value in
+                    inScope.withLock { $0.append(Dispatcher.current === scope) }
+                    if value == 2 {
+                        continuation.resume()
+                    }
+                }
+            }
+            // Set off the main thread, so that both values wait on the main queue.
+            DispatchQueue.global().async { variable.value = 1 }
+        }
+        setter.clean()
+        dust.value?.clean()
+
+        #expect(inScope.value == [false, true])
+    }
+
     @Test func aChangeHandedToAnotherThreadsRoundIsDeliveredInTheScopeItWasMadeIn() {
         let delivering = Dispatcher()
         let setting = Dispatcher()
