@@ -1,6 +1,7 @@
 import Dispatch
 import FluxCapacitorTesting
 import Foundation
+import Observation
 import Testing
 
 @testable import FluxCapacitor
@@ -89,6 +90,19 @@ struct InPlaceChangeTests {
         let removed = variable.update { $0.removeFirst() }
         #expect(removed == 1)
         #expect(recorder.values == [[]])
+    }
+
+    @Test func anUpdateTellsATrackerOnceBeforeTheNewValueIsStored() {
+        let variable = Variable(1)
+        let seenInOnChange = Locked<[Int]>([])
+        withObservationTracking {
+            _ = variable.value
+        } onChange: {
+            seenInOnChange.withLock { $0.append(variable.value) }
+        }
+        variable.update { $0 += 1 }
+        #expect(seenInOnChange.value == [1])
+        #expect(variable.value == 2)
     }
 
     @Test func anUpdateThatReadsTheSameValueStopsWithAMessage() async {
