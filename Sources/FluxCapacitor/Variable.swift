@@ -105,7 +105,7 @@ extension PrimitiveValue where Trait == MutableTrait {
     /// so), and should not touch other variables, clean dust or dispatch, any of which
     /// could wait on a thread that waits on this variable. The same holds for the `deinit`
     /// of an object that `change` lets go of. In a store, change values in `reduce(with:)`
-    /// through ``value`` instead: reductions never overlap, so they lose no update either.
+    /// through `value` instead: reductions never overlap, so they lose no update either.
     ///
     /// - Parameter change: Changes the value in place; synchronous, so it cannot `await`
     ///   while holding the variable.
