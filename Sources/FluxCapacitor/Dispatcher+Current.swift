@@ -96,6 +96,18 @@ extension Dispatcher {
         return scopedDispatcher
     }
 
+    /// Runs `body` with `scope` bound as the scope, as a value set in `scope` is delivered:
+    /// a dispatcher to bind, or `nil` for none (``current`` is then ``shared``). Binds
+    /// nothing when `scope` is bound already, which is the common case and costs one
+    /// relaxed load while no scope was ever entered. The one place where FluxCapacitor
+    /// carries a scope to other work.
+    static func withScope<Result>(_ scope: Dispatcher?, _ body: () throws -> Result) rethrows -> Result {
+        if scope === scopeToCarry {
+            return try body()
+        }
+        return try $scoped.withValue(scope, operation: body)
+    }
+
     /// The task-local binding; see `scopeToCarry`.
     @usableFromInline
     static var scopedDispatcher: Dispatcher? {

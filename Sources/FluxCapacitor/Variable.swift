@@ -28,25 +28,38 @@ extension PrimitiveValue where Trait == MutableTrait {
 
     /// The current value. Setting it notifies every observer.
     ///
-    /// Changing it in place (`value.append(x)`, `value += 1`) is one atomic
-    /// read-modify-write that does not copy the old value, followed by one notification.
+    /// Changing it in place (`value.append(x)`, `value += 1`, `await value.load()`) reads
+    /// the value, lets the mutating code change that copy with no lock held, and sets the
+    /// result back, with one notification. Because nothing is locked while your code runs,
+    /// an in-place change may `await`, may read or set this variable and others, and two
+    /// of them can never wait on each other: `swap(&a.value, &b.value)` on one thread and
+    /// `swap(&b.value, &a.value)` on another both finish.
     ///
     /// ```swift
     /// _repositories.value.append(contentsOf: page)
     /// ```
     ///
-    /// The variable stays locked while such a change runs, so keep the mutating code plain:
-    /// it must not read, set or observe this variable (that traps, with a message that says
-    /// so), and should not clean dust, set other variables or dispatch, which could wait
-    /// on a thread that waits on this variable. The same holds for the `deinit` of an
-    /// object the change lets go of (an element it removes). A value replaced by assigning
-    /// is let go of after the variable is unlocked, and its `deinit` may do anything.
+    /// Being a read followed by a set, an in-place change is atomic only where nothing else
+    /// sets the value meanwhile. A store's values are set only in `reduce(with:)`, which
+    /// never overlaps itself, so changing them in place there loses no update. Where
+    /// threads change one variable at once, change it with ``update(_:)``, which holds the
+    /// variable for the change. (Since the variable keeps the old value for its readers
+    /// while the copy changes, an in-place change of a collection copies its storage once;
+    /// ``update(_:)`` changes it where it is.)
+    ///
+    /// (Holding the variable locked across an in-place access, as FluxCapacitor once did,
+    /// made every in-place change atomic, but Swift lets such an access suspend at an
+    /// `await` and nest in another one, as `swap` does; a lock held there stops other tasks
+    /// on the thread and deadlocks two opposite swaps, and no lock order can prevent it for
+    /// accesses the compiler starts in the caller's order. ``update(_:)`` takes a
+    /// synchronous closure, so the compiler keeps `await` out of it.)
     ///
     /// Reading the value takes part in Swift's Observation, as a property of an
     /// `@Observable` class does: inside a SwiftUI `body`, an `@Observable` model's computed
     /// property, `withObservationTracking` or `Observations`, the read is tracked, and the
-    /// next change (a set, an in-place change, on any thread) calls the tracker's
-    /// `onChange` on the thread that changes the value, before the new value is stored.
+    /// next change (a set, an in-place change, an update, on any thread) calls the
+    /// tracker's `onChange` on the thread that changes the value, before the new value is
+    /// stored.
     ///
     /// ```swift
     /// withObservationTracking {
@@ -67,9 +80,40 @@ extension PrimitiveValue where Trait == MutableTrait {
             core.set(newValue)
         }
         _modify {
-            let observation = core.lockForModify()
-            defer { core.finishModify(observation) }
-            yield &core.storage
+            var value = core.copyForChange()
+            // Set back also when the mutating code throws, as an `inout` argument is.
+            defer { core.set(value) }
+            yield &value
         }
+    }
+
+    /// Changes the value in place as one atomic read-modify-write: no other thread reads,
+    /// sets or changes the variable between `change`'s read and its write, and observers
+    /// are notified once, after it.
+    ///
+    /// ```swift
+    /// let visits = Variable(0)
+    /// visits.update { $0 += 1 } // from any number of threads at once: no visit is lost
+    /// let jobs = Variable<[String]>(["index", "build"])
+    /// let next = jobs.update { $0.popLast() } // "build"
+    /// ```
+    ///
+    /// The variable stays locked while `change` runs, so keep it short and plain: it must
+    /// not read, set, update or observe this variable (that traps, with a message that says
+    /// so), and should not touch other variables, clean dust or dispatch, any of which
+    /// could wait on a thread that waits on this variable. The same holds for the `deinit`
+    /// of an object that `change` lets go of. In a store, change values in `reduce(with:)`
+    /// through `value` instead: reductions never overlap, so they lose no update either.
+    ///
+    /// - Parameter change: Changes the value in place; synchronous, so it cannot `await`
+    ///   while holding the variable.
+    /// - Returns: What `change` returns.
+    /// - Throws: What `change` throws; what it changed before throwing is kept, and
+    ///   observers are notified of it.
+    @inlinable
+    public func update<Result>(_ change: (inout Element) throws -> Result) rethrows -> Result {
+        let observation = core.lockForModify()
+        defer { core.finishModify(observation) }
+        return try change(&core.storage)
     }
 }

@@ -445,3 +445,13 @@ func signalValuesBufferingSample(store: FavoriteStore) async {
         showToast("\(repository.name) saved to favorites")  // the latest one only
     }
 }
+
+// Variable.update(_:)
+
+func updateSample() {
+    let visits = Variable(0)
+    visits.update { $0 += 1 }  // from any number of threads at once: no visit is lost
+    let jobs = Variable<[String]>(["index", "build"])
+    let next = jobs.update { $0.popLast() }  // "build"
+    _ = next
+}

@@ -240,19 +240,4 @@ struct ObservationTests {
         }
         #expect(onMain.value == [true, true])
     }
-
-    @Test func changingAValueInPlaceThatReadsTheSameValueStopsWithAMessage() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            struct Counter: Sendable {
-                var count = 0
-                mutating func add(countOf variable: Variable<Counter>) {
-                    count += variable.value.count
-                }
-            }
-            let variable = Variable(Counter())
-            variable.value.add(countOf: variable)
-        }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(message.contains("was read, set or observed while its value was being changed in place"))
-    }
 }

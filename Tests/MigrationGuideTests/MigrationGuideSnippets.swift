@@ -226,3 +226,7 @@ final class RepositoryListViewModel {
 
     var names: [String] { store.repositories.value.map(\.name) }
 }
+
+func countVisit(in visits: Variable<Int>) {
+    visits.update { $0 += 1 }
+}

@@ -26,7 +26,9 @@ final class Mailbox<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Delivers `value` to `handler` in order: at once when the box is for the main queue,
-    /// the caller is on the main thread and nothing is waiting; else on the queue.
+    /// the caller is on the main thread and nothing is waiting; else on the queue, in the
+    /// caller's dispatcher scope (the value core runs each round in the scope its value was
+    /// set in).
     @usableFromInline
     func deliver(_ value: Element, to handler: @escaping @Sendable (Element) -> Void) {
         let mutex = StripedLocks.mutex(for: self)
@@ -65,11 +67,7 @@ final class Mailbox<Element: Sendable>: @unchecked Sendable {
             values[head] = nil
             head += 1
             mutex.unlock()
-            if let scope {
-                Dispatcher.$scoped.withValue(scope) { handler(value) }
-            } else {
-                handler(value)
-            }
+            Dispatcher.withScope(scope) { handler(value) }
         }
     }
 

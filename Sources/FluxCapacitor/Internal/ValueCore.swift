@@ -24,6 +24,15 @@
 /// the dispatcher's lock, so their rounds never overlap and `invoke` returns after its
 /// observers ran.)
 ///
+/// ## Dispatcher scopes
+///
+/// A value is delivered in the dispatcher scope it was set in (`Dispatcher.current` of
+/// the setting thread), whoever delivers it: a value handed over to a round keeps the
+/// scope it was set in beside it, and the drainer runs its round inside that scope
+/// (`Dispatcher.withScope`), as does the observing thread for a value in a backlog. So
+/// `.current` observers run in it, and `Mailbox` carries it to `.main` and `.queue`
+/// observers. The scope is a reference stored beside the value: no allocation.
+///
 /// ## First values
 ///
 /// `observe(ignoreFirst: false)` delivers the first value on the observing thread,
@@ -69,8 +78,10 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     @usableFromInline
     @exclusivity(unchecked)
     var storage: Element
+    /// Values set during a round, each with its version and the dispatcher scope it was
+    /// set in (`nil` for none).
     @exclusivity(unchecked)
-    private var pendingValues: [(value: Element, version: UInt64)] = []
+    private var pendingValues: [(value: Element, version: UInt64, scope: Dispatcher?)] = []
     @exclusivity(unchecked)
     private var pendingValuesHead = 0
     @exclusivity(unchecked)
@@ -78,10 +89,10 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     @exclusivity(unchecked)
     private var pendingAddsHead = 0
     /// The observers whose first value the observing thread is delivering, with the values
-    /// rounds handed them meanwhile.
+    /// rounds handed them meanwhile (each with the dispatcher scope it was set in).
     @usableFromInline
     @exclusivity(unchecked)
-    var backlogs: [(record: ObjectIdentifier, values: [Element])] = []
+    var backlogs: [(record: ObjectIdentifier, values: [(value: Element, scope: Dispatcher?)])] = []
 
     @usableFromInline
     init(_ value: Element) {
@@ -124,8 +135,19 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         withExtendedLifetime(replaced) {}
     }
 
-    /// Locks for an in-place change of `storage` (no copy of the old value), which
-    /// `finishModify(_:)` ends and notifies. Returns the bridge to Observation if the
+    /// The value, copied for an in-place change through `Variable.value`, which changes the
+    /// copy with no lock held and sets it back with `set(_:)`. Unlike `value`, not a read
+    /// for Swift's Observation: the change tells the registrar `willSet` and `didSet`.
+    @inlinable
+    func copyForChange() -> Element {
+        lockOrTrap()
+        let value = storage
+        mutex.unlock()
+        return value
+    }
+
+    /// Locks for `Variable.update(_:)`'s change of `storage` in place (no copy of the old
+    /// value), which `finishModify(_:)` ends and notifies. Returns the bridge to Observation if the
     /// value was ever read through `.value`, after telling its registrar `willSet`.
     @inlinable
     func lockForModify() -> Unmanaged<ObservationBridge>? {
@@ -149,8 +171,8 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         observation?._withUnsafeGuaranteedRef { $0.didSet() }
     }
 
-    /// Locks `mutex`; traps if this thread already holds it, which only an in-place change
-    /// of the value that reaches the value again can do.
+    /// Locks `mutex`; traps if this thread already holds it, which only a change inside
+    /// `Variable.update(_:)` that reaches the value again can do.
     @inlinable
     func lockOrTrap() {
         if mutex.isHeldByCurrentThread {
@@ -163,9 +185,9 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     func accessedWhileBeingModified() -> Never {
         preconditionFailure(
             "Variable<\(Element.self)> was read, set or observed while its value was being changed in "
-                + "place on the same thread: a mutating method called as `variable.value.method()` "
-                + "reached `variable` again. Read what the method needs into a local first, or mutate "
-                + "a copy and assign it.")
+                + "place on the same thread: the closure of `variable.update { }` reached `variable` "
+                + "again. Read what the change needs into a local before `update`, or change the value "
+                + "with `variable.value.method()`, which holds no lock while the method runs.")
     }
 
     /// Call with `mutex` held, after `storage` changed; unlocks.
@@ -185,14 +207,15 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         finishDraining()
     }
 
-    /// A round is running: queue `value` for its drainer, and unlock. Returns `false`
-    /// (still locked, nothing queued) if the round ended meanwhile. Call with `mutex` held.
+    /// A round is running: queue `value`, with the dispatcher scope it is set in, for its
+    /// drainer, and unlock. Returns `false` (still locked, nothing queued) if the round
+    /// ended meanwhile. Call with `mutex` held.
     @usableFromInline
     func handOffLocked(_ value: Element) -> Bool {
         guard flagHandoff() else {
             return false
         }
-        pendingValues.append((value, version))
+        pendingValues.append((value, version, Dispatcher.scopeToCarry))
         mutex.unlock()
         return true
     }
@@ -295,7 +318,7 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         {
             let next = backlogs[index].values.removeFirst()
             mutex.unlock()
-            record.receive(next, handler: handler)
+            Dispatcher.withScope(next.scope) { record.receive(next.value, handler: handler) }
             mutex.lock()
         }
         let undelivered = backlogs.remove(at: backlogIndex(of: record)!).values
@@ -351,7 +374,8 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
                 let record = unsafeDowncast($0, to: Record.self)
                 mutex.lock()
                 if let index = backlogIndex(of: record) {
-                    backlogs[index].values.append(value)
+                    // This round runs in the scope `value` was set in.
+                    backlogs[index].values.append((value, Dispatcher.scopeToCarry))
                     mutex.unlock()
                 } else {
                     mutex.unlock()
@@ -421,7 +445,9 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
                 let count = observers.count
                 let besideFirstDeliveries = !backlogs.isEmpty
                 mutex.unlock()
-                deliverRound(next.value, slots: slots, count: count, besideFirstDeliveries: besideFirstDeliveries)
+                Dispatcher.withScope(next.scope) {
+                    deliverRound(next.value, slots: slots, count: count, besideFirstDeliveries: besideFirstDeliveries)
+                }
                 mutex.lock()
                 continue
             }
@@ -430,7 +456,7 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         mutex.storeWord(0)
         // The delivered values are let go of after the unlock: their deinits may reach
         // this value.
-        var delivered: [(value: Element, version: UInt64)] = []
+        var delivered: [(value: Element, version: UInt64, scope: Dispatcher?)] = []
         if pendingValuesHead > 0 {
             swap(&delivered, &pendingValues)
             pendingValuesHead = 0

@@ -16,8 +16,8 @@ class ValueCoreBase: @unchecked Sendable {
     // checks cost more than the rest of a set.
 
     /// Held only for short bookkeeping, never while observers run, except by
-    /// `Variable.value`'s `_modify`, which holds it while the caller changes the value in
-    /// place. So a thread that finds it holds the lock on entry is inside such a change,
+    /// `Variable.update(_:)`, which holds it while the caller's closure changes the value
+    /// in place. So a thread that finds it holds the lock on entry is inside such a change,
     /// and is stopped with a clear message instead of deadlocking.
     @usableFromInline
     final let mutex = Lock()
@@ -154,8 +154,8 @@ class ValueCoreBase: @unchecked Sendable {
         if mutex.isHeldByCurrentThread {
             preconditionFailure(
                 "An observer of a Variable was cleaned while that Variable's value was being changed "
-                    + "in place on the same thread (a mutating method called as `variable.value.method()` "
-                    + "cleaned it). Clean it after the change.")
+                    + "in place on the same thread (the closure of `variable.update { }` cleaned it). "
+                    + "Clean it after the update.")
         }
         mutex.lock()
         switch observer.state {
