@@ -26,7 +26,7 @@ extension ValueCore {
         becomeDrainer()
         let slots = observers.base
         let count = observers.count
-        let besideFirstDeliveries = !backlogs.isEmpty
+        let besideFirstDeliveries = !backlogRecords.isEmpty
         mutex.unlock()
         deliverRound(value, slots: slots, count: count, besideFirstDeliveries: besideFirstDeliveries)
         finishDraining()

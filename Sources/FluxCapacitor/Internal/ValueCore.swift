@@ -88,11 +88,21 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     private var pendingAdds: [PendingAdd] = []
     @exclusivity(unchecked)
     private var pendingAddsHead = 0
-    /// The observers whose first value the observing thread is delivering, with the values
-    /// rounds handed them meanwhile (each with the dispatcher scope it was set in).
+    /// The observers whose first value the observing thread is delivering. Kept apart from
+    /// the values queued for them, and not generic, so that a first delivery that no round
+    /// disturbs (the common case) touches no storage of the element type: unspecialized
+    /// code looks up the metadata of every generic type it touches, which cost an observe
+    /// with its first value 2 µs.
     @usableFromInline
     @exclusivity(unchecked)
-    var backlogs: [(record: ObjectIdentifier, values: [(value: Element, scope: Dispatcher?)])] = []
+    var backlogRecords: [ObjectIdentifier] = []
+    /// How many values `backlogValues` holds, for all observers.
+    @exclusivity(unchecked)
+    private var backlogCount = 0
+    /// The values rounds handed an observer of `backlogRecords` meanwhile, each with the
+    /// dispatcher scope it was set in. An observer with none has no entry.
+    @exclusivity(unchecked)
+    private var backlogValues: [ObjectIdentifier: [(value: Element, scope: Dispatcher?)]] = [:]
 
     @usableFromInline
     init(_ value: Element) {
@@ -201,7 +211,7 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         let value = storage
         let slots = observers.base
         let count = observers.count
-        let besideFirstDeliveries = !backlogs.isEmpty
+        let besideFirstDeliveries = !backlogRecords.isEmpty
         mutex.unlock()
         deliverRound(value, slots: slots, count: count, besideFirstDeliveries: besideFirstDeliveries)
         finishDraining()
@@ -278,16 +288,7 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
     func observeLocked(_ record: Record, ignoreFirst: Bool) {
         let drainer = self.drainer
         if drainer == ThreadID.current {
-            // Inside a round on this thread: the first value goes out now, changes from
-            // the next version on come with the rounds, which cannot run before this
-            // thread is back in its round.
-            _ = flagHandoff()
-            pendingAdds.append(PendingAdd(record: record, version: version))
-            let first = ignoreFirst ? nil : storage
-            mutex.unlock()
-            if let first {
-                record.receive(first)
-            }
+            observeInThisThreadsRound(record, ignoreFirst: ignoreFirst)
             return
         }
         if drainer != 0 && flagHandoff() {
@@ -302,29 +303,44 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         }
         // Deliver the first value here, and what rounds queue for this observer meanwhile
         // after it.
-        backlogs.append((ObjectIdentifier(record), []))
+        backlogRecords.append(ObjectIdentifier(record))
         let first = storage
         mutex.unlock()
         deliverFirst(first, to: record, handler: handler)
+    }
+
+    /// `observeLocked` inside a round on this thread: the first value goes out now, changes
+    /// from the next version on come with the rounds, which cannot run before this thread
+    /// is back in its round. Call with `mutex` held; unlocks. (Apart from `observeLocked`,
+    /// so that its common path, unspecialized, needs no metadata of `Element?`.)
+    private func observeInThisThreadsRound(_ record: Record, ignoreFirst: Bool) {
+        _ = flagHandoff()
+        pendingAdds.append(PendingAdd(record: record, version: version))
+        let first = ignoreFirst ? nil : storage
+        mutex.unlock()
+        if let first {
+            record.receive(first)
+        }
     }
 
     /// Delivers an observer's first value, then its backlog, until the backlog is empty or
     /// the observer was cleaned. Call without `mutex`, after adding the record's backlog.
     private func deliverFirst(_ first: Element, to record: Record, handler: @escaping @Sendable (Element) -> Void) {
         record.receive(first, handler: handler)
+        let id = ObjectIdentifier(record)
         mutex.lock()
-        while let index = backlogIndex(of: record), !backlogs[index].values.isEmpty, record.isInCore,
-            let handler = record.handler
-        {
-            let next = backlogs[index].values.removeFirst()
-            mutex.unlock()
-            Dispatcher.withScope(next.scope) { record.receive(next.value, handler: handler) }
-            mutex.lock()
+        if backlogCount > 0 {
+            deliverBacklogLocked(of: id, to: record)
         }
-        let undelivered = backlogs.remove(at: backlogIndex(of: record)!).values
-        mutex.unlock()
-        // Values of a cleaned observer are let go of outside the lock.
-        withExtendedLifetime(undelivered) {}
+        backlogRecords.remove(at: backlogRecords.firstIndex(of: id)!)
+        if backlogCount > 0, let undelivered = backlogValues.removeValue(forKey: id) {
+            backlogCount -= undelivered.count
+            mutex.unlock()
+            // Values of a cleaned observer are let go of outside the lock.
+            withExtendedLifetime(undelivered) {}
+        } else {
+            mutex.unlock()
+        }
     }
 
     /// The number of observers, for tests.
@@ -373,9 +389,11 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
             reference._withUnsafeGuaranteedRef {
                 let record = unsafeDowncast($0, to: Record.self)
                 mutex.lock()
-                if let index = backlogIndex(of: record) {
+                let id = ObjectIdentifier(record)
+                if backlogRecords.contains(id) {
                     // This round runs in the scope `value` was set in.
-                    backlogs[index].values.append((value, Dispatcher.scopeToCarry))
+                    backlogValues[id, default: []].append((value, Dispatcher.scopeToCarry))
+                    backlogCount += 1
                     mutex.unlock()
                 } else {
                     mutex.unlock()
@@ -385,10 +403,27 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
         }
     }
 
-    /// Where `record`'s backlog is, if its first value is being delivered. Call with
-    /// `mutex` held.
-    private func backlogIndex(of record: Record) -> Int? {
-        backlogs.firstIndex { $0.record == ObjectIdentifier(record) }
+    /// Delivers what rounds queued for `record` while its first value was being delivered,
+    /// until there is none or it is cleaned. Called and returns with `mutex` held, which it
+    /// lets go of while each value is delivered.
+    private func deliverBacklogLocked(of id: ObjectIdentifier, to record: Record) {
+        while record.isInCore, let handler = record.handler, let next = takeBacklogValue(of: id) {
+            mutex.unlock()
+            Dispatcher.withScope(next.scope) { record.receive(next.value, handler: handler) }
+            mutex.lock()
+        }
+    }
+
+    /// Takes the next value queued for the observer `id` while its first value was being
+    /// delivered, if any. Call with `mutex` held.
+    private func takeBacklogValue(of id: ObjectIdentifier) -> (value: Element, scope: Dispatcher?)? {
+        guard var values = backlogValues.removeValue(forKey: id) else { return nil }
+        let next = values.removeFirst()
+        backlogCount -= 1
+        if !values.isEmpty {
+            backlogValues[id] = values
+        }
+        return next
     }
 
     /// Stops being the drainer, after running whatever was handed over during the round.
@@ -443,7 +478,7 @@ final class ValueCore<Element: Sendable>: ValueCoreBase, @unchecked Sendable {
                 pendingValuesHead += 1
                 let slots = observers.base
                 let count = observers.count
-                let besideFirstDeliveries = !backlogs.isEmpty
+                let besideFirstDeliveries = !backlogRecords.isEmpty
                 mutex.unlock()
                 Dispatcher.withScope(next.scope) {
                     deliverRound(next.value, slots: slots, count: count, besideFirstDeliveries: besideFirstDeliveries)
