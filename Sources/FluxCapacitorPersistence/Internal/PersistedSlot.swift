@@ -1,14 +1,6 @@
 import Dispatch
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// One slot of one storage, shared by the values persisted there: the change waiting to
 /// be written, and the writing. Changes are written after the storage's coalescing
 /// interval, off the changing thread, in order, the last one winning; at once on

@@ -10,9 +10,8 @@ import Foundation
 /// It lives as long as its value (the value's observer of itself holds it), and writes
 /// what is pending when it goes. It reads its value's current value itself (through the
 /// variable's `snapshotReader()`, which holds the value weakly), rather than taking the
-/// value an observer is handed:
-/// so `flush()` sees a value whose setter has returned even while another thread's round
-/// has yet to deliver it to the observers.
+/// value an observer is handed: so `flush()` sees a value whose setter has returned even
+/// while another thread's round has yet to deliver it to the observers.
 final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
     // Sendable: `lock` guards `read`; `slot` is Sendable.
     let slot: PersistedSlot

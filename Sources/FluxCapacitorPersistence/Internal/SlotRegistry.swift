@@ -2,14 +2,6 @@ import Dispatch
 import FluxCapacitor
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The slots in use, so that values persisted in the same slot of the same storage share
 /// it, and `flush()` on a storage reaches them.
 enum SlotRegistry {
