@@ -10,8 +10,8 @@ let package = Package(
     products: [
         .library(name: "FluxCapacitor", targets: ["FluxCapacitor"]),
         // Variables saved across launches: `Variable(_:persistedAs:in:)`, FileStorage, and
-        // InMemoryStorage for tests and previews. Its own product, so that the core
-        // depends on no Foundation.
+        // InMemoryStorage for tests and previews. Its own product, so that the core's
+        // interface imports no Foundation.
         .library(name: "FluxCapacitorPersistence", targets: ["FluxCapacitorPersistence"]),
         // Helpers for testing stores and actions: an isolated-dispatcher trait for Swift
         // Testing, recorders of dispatches and values, and DispatchTester for exhaustive
