@@ -9,6 +9,10 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "FluxCapacitor", targets: ["FluxCapacitor"]),
+        // Variables saved across launches: `Variable(_:persistedAs:in:)`, FileStorage, and
+        // InMemoryStorage for tests and previews. Its own product, so that the core's
+        // interface imports no Foundation.
+        .library(name: "FluxCapacitorPersistence", targets: ["FluxCapacitorPersistence"]),
         // Helpers for testing stores and actions: an isolated-dispatcher trait for Swift
         // Testing, recorders of dispatches and values, and DispatchTester for exhaustive
         // tests of actions. (It imports XCTest where it can, to report failures there.)
@@ -21,13 +25,14 @@ let package = Package(
         // One process-wide atomic flag, in C11 so that it works on every platform the
         // library supports (`Synchronization.Atomic` needs macOS 15 / iOS 18).
         .target(name: "CFluxCapacitorShims"),
+        .target(name: "FluxCapacitorPersistence", dependencies: ["FluxCapacitor"]),
         .target(name: "FluxCapacitorTesting", dependencies: ["FluxCapacitor"]),
 
         // The example app, as its own library (so tests can reach it) and a thin executable,
         // the way swift-argument-parser declares its examples.
         .target(
             name: "RepositorySearchKit",
-            dependencies: ["FluxCapacitor"],
+            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence"],
             path: "Example/RepositorySearchKit",
             resources: [.copy("Resources/Fixtures")]
         ),
@@ -41,23 +46,29 @@ let package = Package(
             dependencies: ["FluxCapacitor", "FluxCapacitorTesting"]
         ),
         .testTarget(
+            name: "FluxCapacitorPersistenceTests",
+            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting"]
+        ),
+        .testTarget(
             name: "ExampleTests",
             dependencies: ["RepositorySearchKit", "FluxCapacitorTesting"]
         ),
         .testTarget(
             name: "MigrationGuideTests",
-            dependencies: ["FluxCapacitor"]
+            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence"]
         ),
         .testTarget(
             name: "ReadmeTests",
-            dependencies: ["FluxCapacitor", "FluxCapacitorTesting"]
+            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting"]
         ),
         // Finds the documentation's code samples (README, MIGRATION, the DocC articles, doc
         // comments) for the tests that check each is compiled or says why not.
         .target(name: "DocumentationSamples", path: "Tests/DocumentationSamples"),
         .testTarget(
             name: "DocumentationTests",
-            dependencies: ["DocumentationSamples", "FluxCapacitor", "FluxCapacitorTesting"]
+            dependencies: [
+                "DocumentationSamples", "FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting",
+            ]
         ),
     ]
 )

@@ -1,4 +1,4 @@
-// The code samples of the doc comments of the persistence files of Sources/FluxCapacitor
+// The code samples of the doc comments of Sources/FluxCapacitorPersistence
 // (FileStorage, FileStorageError, InMemoryStorage, PersistenceError, PersistentStorage,
 // Variable+Persistence), verbatim: DocumentationSampleTests checks that each sample
 // appears here (or in another *Snippets.swift file). Samples that are tests run as tests,
@@ -7,6 +7,7 @@
 // first, then copy the sample here.
 
 import FluxCapacitor
+import FluxCapacitorPersistence
 import Foundation
 import Testing
 

@@ -3,6 +3,7 @@
 // sample check finds each here. Edit the article first, then copy the sample here.
 
 import FluxCapacitor
+import FluxCapacitorPersistence
 import FluxCapacitorTesting
 import Foundation
 import Testing

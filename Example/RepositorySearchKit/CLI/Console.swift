@@ -1,4 +1,5 @@
 import FluxCapacitor
+import FluxCapacitorPersistence
 import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import FluxCapacitor
+import FluxCapacitorPersistence
 public import Foundation
 
 #if canImport(Glibc)

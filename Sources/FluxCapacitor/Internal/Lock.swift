@@ -72,11 +72,12 @@ struct Lock: @unchecked Sendable {
     }
 }
 
-/// The identity of the calling thread, as a number that is never 0.
+/// The identity of the calling thread, as a number that is never 0. (`package`, for
+/// FluxCapacitorPersistence's record of which threads are reporting.)
 @usableFromInline
-enum ThreadID: Sendable {
+package enum ThreadID: Sendable {
     @inlinable
-    static var current: UInt {
+    package static var current: UInt {
         UInt(cflux_current_thread())
     }
 }

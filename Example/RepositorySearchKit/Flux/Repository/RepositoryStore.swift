@@ -1,4 +1,5 @@
 import FluxCapacitor
+import FluxCapacitorPersistence
 
 /// A user's repositories, the one opened, and the favorites, which are persisted.
 final class RepositoryStore: Storable {

@@ -1,4 +1,5 @@
 import FluxCapacitor
+import FluxCapacitorPersistence
 import FluxCapacitorTesting
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import Dispatch
 import FluxCapacitor
+import FluxCapacitorPersistence
 import FluxCapacitorTesting
 import Foundation
 import Testing

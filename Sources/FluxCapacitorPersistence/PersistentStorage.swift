@@ -10,8 +10,8 @@ import Darwin
 
 /// Where persisted values are kept: named slots of bytes.
 ///
-/// A ``Variable`` made with ``PrimitiveValue/init(_:persistedAs:in:)`` starts from what its
-/// slot holds and saves every change there:
+/// A `Variable` made with `init(_:persistedAs:in:)` starts from what its slot holds and
+/// saves every change there:
 ///
 /// ```swift
 /// let storage = FileStorage.applicationSupport(named: "repository-search")
@@ -88,7 +88,7 @@ extension PersistentStorage {
     /// Called from ``report(_:)`` (a handler that saves what it can), it writes what is
     /// pending but does not wait for reports being made on other threads.
     public func flush() {
-        PersisterRegistry.flush(self)
+        SlotRegistry.flush(self)
     }
 
     /// Makes the process, when it receives one of `signals` (Ctrl-C, `kill`), write every

@@ -1,64 +1,6 @@
 import Dispatch
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Saves the changes of one persisted value to its slot, and restores it. The writing
-/// itself is done by the ``PersistedSlot`` it shares with every other live value persisted
-/// in the same slot of the same storage (a store made again while the previous instance's
-/// value is still alive, say), so that a value restored from a slot first sees the
-/// changes that are still waiting to be written there.
-///
-/// It lives as long as its value (the value's observer of itself holds it), and writes
-/// what is pending when it goes. It reads its value's current value itself (a weak
-/// reference to the value's core), rather than taking the value an observer is handed:
-/// so `flush()` sees a value whose setter has returned even while another thread's round
-/// has yet to deliver it to the observers.
-final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
-    // Sendable: `lock` guards `core`; `slot` is Sendable.
-    let slot: PersistedSlot
-    private let lock = NSLock()
-    private weak var core: ValueCore<Element>?
-
-    init(slot name: String, storage: any PersistentStorage) {
-        slot = PersisterRegistry.slot(named: name, in: storage)
-    }
-
-    deinit {
-        slot.removeSource(ObjectIdentifier(self))
-        slot.flush()
-        PersisterRegistry.release(slot)
-    }
-
-    /// Reads the stored value, after writing what is waiting to be written; a missing slot
-    /// gives `nil`, a bad one is reported (and set aside if it could not be decoded) and
-    /// gives `nil`.
-    func restore() -> Element? {
-        slot.readAfterPendingWrites { data in try JSONDecoder().decode(Element.self, from: data) }
-    }
-
-    /// Starts saving the changes of `core`, from its current version on.
-    func attach(to core: ValueCore<Element>) {
-        let version = core.snapshot().version
-        lock.withLock { self.core = core }
-        slot.addSource(ObjectIdentifier(self), at: version) { [weak self] in self?.offerCurrentValue() }
-    }
-
-    /// Hands the slot the value's current value, if it has not had it yet. Called by the
-    /// value's observer, and by `flush()`.
-    func offerCurrentValue() {
-        guard let core = lock.withLock({ core }) else { return }
-        let (value, version) = core.snapshot()
-        slot.offer(from: ObjectIdentifier(self), version: version) { try PersistedSlot.encoder.encode(value) }
-    }
-}
-
 /// One slot of one storage, shared by the values persisted there: the change waiting to
 /// be written, and the writing. Changes are written after the storage's coalescing
 /// interval, off the changing thread, in order, the last one winning; at once on
@@ -111,7 +53,7 @@ final class PersistedSlot: @unchecked Sendable {
     /// version of each one's value the slot has last been given.
     private var sources: [ObjectIdentifier: (version: UInt64, offer: @Sendable () -> Void)] = [:]
     /// How many persisters use the slot. Guarded by the registry's lock.
-    fileprivate var users = 0
+    var users = 0
 
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -150,7 +92,7 @@ final class PersistedSlot: @unchecked Sendable {
             // Longer than a dispatch timer can wait: written by `flush()` or when the value goes.
             return
         }
-        PersisterRegistry.queue.asyncAfter(deadline: .now() + delay) { [weak self] in
+        SlotRegistry.queue.asyncAfter(deadline: .now() + delay) { [weak self] in
             self?.writeAndReport()
         }
     }
@@ -175,7 +117,7 @@ final class PersistedSlot: @unchecked Sendable {
         }
         let target = state.withLock { changes }
         writeAndReport()
-        guard !PersisterRegistry.isReporting else { return }
+        guard !SlotRegistry.isReporting else { return }
         state.withLock {
             while settled < target {
                 state.wait()
@@ -276,7 +218,7 @@ final class PersistedSlot: @unchecked Sendable {
 
     private func report(_ errors: [PersistenceError]) {
         guard !errors.isEmpty else { return }
-        PersisterRegistry.whileReporting {
+        SlotRegistry.whileReporting {
             for error in errors {
                 storage.report(error)
             }
@@ -323,82 +265,5 @@ final class PersistedSlot: @unchecked Sendable {
     private static func place(_ context: DecodingError.Context) -> String {
         context.codingPath.isEmpty
             ? "at the top level" : "at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-    }
-}
-
-/// The slots in use, so that values persisted in the same slot of the same storage share
-/// it, and `flush()` on a storage reaches them.
-enum PersisterRegistry {
-    static let queue = DispatchQueue(label: "FluxCapacitor.persistence", qos: .utility)
-
-    private struct Key: Hashable {
-        let storage: ObjectIdentifier
-        let slot: String
-    }
-
-    private static let lock = NSLock()
-    // `lock` guards `slots`, each slot's `users` and `reportingThreads`. A slot holds its
-    // storage, so a key's storage identifier is not reused while the slot is registered.
-    nonisolated(unsafe) private static var slots: [Key: PersistedSlot] = [:]
-    /// The threads running a storage's `report(_:)`, with how deep.
-    nonisolated(unsafe) private static var reportingThreads: [UInt: Int] = [:]
-
-    /// The slot `name` of `storage`, shared with the other values persisted there; hand it
-    /// back with `release(_:)`.
-    static func slot(named name: String, in storage: any PersistentStorage) -> PersistedSlot {
-        let key = Key(storage: ObjectIdentifier(storage), slot: name)
-        return lock.withLock {
-            let slot = slots[key] ?? PersistedSlot(name: name, storage: storage)
-            slots[key] = slot
-            slot.users += 1
-            return slot
-        }
-    }
-
-    /// A persister no longer uses `slot`; the last one unregisters it.
-    static func release(_ slot: PersistedSlot) {
-        let key = Key(storage: ObjectIdentifier(slot.storage), slot: slot.name)
-        let removed: PersistedSlot? = lock.withLock {
-            slot.users -= 1
-            return slot.users == 0 ? slots.removeValue(forKey: key) : nil
-        }
-        // Let go of outside the lock: the storage's deinit may run with it.
-        withExtendedLifetime(removed) {}
-    }
-
-    /// Flushes every slot of `storage`.
-    static func flush(_ storage: any PersistentStorage) {
-        let identifier = ObjectIdentifier(storage)
-        let live = lock.withLock { slots.filter { $0.key.storage == identifier }.map(\.value) }
-        for slot in live {
-            slot.flush()
-        }
-    }
-
-    /// Flushes every slot of every storage.
-    static func flushAll() {
-        let live = lock.withLock { Array(slots.values) }
-        for slot in live {
-            slot.flush()
-        }
-    }
-
-    /// Runs `body` (which reports errors) marked as reporting on this thread.
-    static func whileReporting(_ body: () -> Void) {
-        let thread = ThreadID.current
-        lock.withLock { reportingThreads[thread, default: 0] += 1 }
-        defer {
-            lock.withLock {
-                reportingThreads[thread]! -= 1
-                if reportingThreads[thread] == 0 { reportingThreads[thread] = nil }
-            }
-        }
-        body()
-    }
-
-    /// Whether this thread is reporting an error (a storage's handler is flushing).
-    static var isReporting: Bool {
-        let thread = ThreadID.current
-        return lock.withLock { reportingThreads[thread] != nil }
     }
 }

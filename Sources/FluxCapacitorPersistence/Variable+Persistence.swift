@@ -1,3 +1,5 @@
+public import FluxCapacitor
+
 extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
     /// Makes a variable that starts from what `storage` holds in `slot` (or from
     /// `defaultValue` if it holds nothing usable), and saves every change there.
@@ -51,7 +53,7 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
         // while another thread's round has yet to deliver it); the observation tells it of
         // each change, and holds it, so it lives, and flushes when it goes, with the
         // variable.
-        persister.attach(to: core)
-        _ = core.observe(on: .current, ignoreFirst: true) { _ in persister.offerCurrentValue() }
+        persister.attach(to: self)
+        _ = observe(on: .current, ignoreFirst: true) { _ in persister.offerCurrentValue() }
     }
 }

@@ -28,7 +28,7 @@ enum TerminationFlusher {
                 }
                 let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
                 source.setEventHandler {
-                    PersisterRegistry.flushAll()
+                    SlotRegistry.flushAll()
                     end(by: number)
                 }
                 // The source is registered asynchronously; until it is, the signal is

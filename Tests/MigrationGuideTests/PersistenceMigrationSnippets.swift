@@ -1,0 +1,9 @@
+// The **After** snippet of MIGRATION.md's "Persisted values take the
+// `FluxCapacitorPersistence` product", verbatim, imports included (a file of its own, so
+// that they open it). Compiled, never read: nothing is written to the user's folders.
+
+import FluxCapacitor
+import FluxCapacitorPersistence
+
+let appStorage = FileStorage.applicationSupport(named: "MyApp")
+let persistedFavorites = Variable<[String]>([], persistedAs: "favorites", in: appStorage)
