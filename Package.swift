@@ -41,17 +41,19 @@ let package = Package(
             dependencies: ["RepositorySearchKit"],
             path: "Example/repository-search"
         ),
+        // Test bookkeeping shared by the test targets (a lock-guarded value, polling).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "FluxCapacitorTests",
-            dependencies: ["FluxCapacitor", "FluxCapacitorTesting"]
+            dependencies: ["FluxCapacitor", "FluxCapacitorTesting", "TestSupport"]
         ),
         .testTarget(
             name: "FluxCapacitorPersistenceTests",
-            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting"]
+            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport"]
         ),
         .testTarget(
             name: "ExampleTests",
-            dependencies: ["RepositorySearchKit", "FluxCapacitorTesting"]
+            dependencies: ["RepositorySearchKit", "FluxCapacitorTesting", "TestSupport"]
         ),
         .testTarget(
             name: "MigrationGuideTests",
@@ -59,7 +61,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReadmeTests",
-            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting"]
+            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport"]
         ),
         // Finds the documentation's code samples (README, MIGRATION, the DocC articles, doc
         // comments) for the tests that check each is compiled or says why not.

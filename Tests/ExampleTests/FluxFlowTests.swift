@@ -1,6 +1,7 @@
 import FluxCapacitor
 import FluxCapacitorTesting
 import Foundation
+import TestSupport
 import Testing
 
 @testable import RepositorySearchKit

@@ -1,6 +1,7 @@
 import FluxCapacitor
 import FluxCapacitorTesting
 import Observation
+import TestSupport
 import Testing
 
 @testable import RepositorySearchKit

@@ -1,6 +1,7 @@
 import FluxCapacitor
 import FluxCapacitorTesting
 import Foundation
+import TestSupport
 import Testing
 
 @testable import RepositorySearchKit
@@ -10,16 +11,6 @@ final class Events: Sendable {
     let recorded = Locked<[ViewEvent]>([])
     var handler: ViewEvents { { [recorded] event in recorded.withLock { $0.append(event) } } }
     var values: [ViewEvent] { recorded.value }
-}
-
-/// A value guarded by a lock, for test bookkeeping.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    // Sendable: `lock` guards `stored`.
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { lock.withLock { body(&stored) } }
 }
 
 @Suite("View models", .isolatedDispatcher)

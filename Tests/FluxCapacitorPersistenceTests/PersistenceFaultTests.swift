@@ -3,6 +3,7 @@ import FluxCapacitor
 import FluxCapacitorPersistence
 import FluxCapacitorTesting
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

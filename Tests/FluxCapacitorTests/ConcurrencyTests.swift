@@ -1,5 +1,6 @@
 import FluxCapacitorTesting
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FluxCapacitor

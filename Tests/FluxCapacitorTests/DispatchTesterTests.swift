@@ -1,6 +1,7 @@
 import Dispatch
 import FluxCapacitor
 import FluxCapacitorTesting
+import TestSupport
 import Testing
 
 @Suite("DispatchTester: exhaustive tests of actions", .isolatedDispatcher)

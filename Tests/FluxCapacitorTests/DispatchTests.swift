@@ -1,5 +1,6 @@
 import FluxCapacitor
 import FluxCapacitorTesting
+import TestSupport
 import Testing
 
 /// A payload whose release the tests can see.

@@ -1,6 +1,7 @@
 import FluxCapacitor
 import FluxCapacitorTesting
 import Foundation
+import TestSupport
 import Testing
 
 /// Where two test cases wait for each other, to show that they run at the same time.

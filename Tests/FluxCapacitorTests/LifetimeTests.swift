@@ -1,4 +1,5 @@
 import FluxCapacitorTesting
+import TestSupport
 import Testing
 
 @testable import FluxCapacitor

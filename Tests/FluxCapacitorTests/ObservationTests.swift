@@ -2,6 +2,7 @@ import Dispatch
 import FluxCapacitor
 import FluxCapacitorTesting
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Observing values", .isolatedDispatcher)

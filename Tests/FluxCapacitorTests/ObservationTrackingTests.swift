@@ -2,6 +2,7 @@ import Dispatch
 import FluxCapacitorTesting
 import Foundation
 import Observation
+import TestSupport
 import Testing
 
 @testable import FluxCapacitor

@@ -1,4 +1,5 @@
 import FluxCapacitor
+import TestSupport
 import XCTest
 
 // The code of the FluxCapacitor README of 0.10 and 0.11 (the last release), as written

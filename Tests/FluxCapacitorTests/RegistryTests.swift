@@ -1,6 +1,7 @@
 import FluxCapacitor
 import FluxCapacitorTesting
 import Foundation
+import TestSupport
 import Testing
 
 // Two store types with the same name in different namespaces: a registry keyed by type

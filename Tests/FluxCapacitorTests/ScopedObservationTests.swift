@@ -1,5 +1,6 @@
 import Dispatch
 import FluxCapacitorTesting
+import TestSupport
 import Testing
 
 @testable import FluxCapacitor
@@ -177,15 +178,4 @@ final class MainActorModel {
     isolated deinit {
         deinits.withLock { $0 += 1 }
     }
-}
-
-/// Polls `condition` until it holds. The limit, ten minutes, only bounds a failing run: a
-/// loaded machine (ThreadSanitizer, two cores, parallel tests) must never fail a test
-/// that would pass given time.
-func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(600))
-    while !condition() && ContinuousClock.now < deadline {
-        try await Task.sleep(for: .milliseconds(1))
-    }
-    #expect(condition())
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import FluxCapacitorTesting
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FluxCapacitor

@@ -1,6 +1,7 @@
 import Dispatch
 import FluxCapacitor
 import FluxCapacitorTesting
+import TestSupport
 import Testing
 
 @Suite("FluxCapacitorTesting and the printed log", .isolatedDispatcher)

@@ -2,6 +2,7 @@ import FluxCapacitor
 import FluxCapacitorTesting
 import Foundation
 import Observation
+import TestSupport
 import Testing
 
 @Suite("README.md")
@@ -122,14 +123,4 @@ private final class Messages: @unchecked Sendable {
     func append(_ message: String) {
         lock.withLock { messages.append(message) }
     }
-}
-
-/// A value guarded by an `NSLock`, for test bookkeeping.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    // Sendable: `lock` guards `stored`.
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result { lock.withLock { body(&stored) } }
 }

@@ -1,4 +1,5 @@
 import FluxCapacitor
+import TestSupport
 
 extension Dispatcher {
     enum Counter: DispatchState, Equatable {

@@ -1,25 +1,6 @@
 import FluxCapacitor
 import Foundation
-
-/// A value guarded by an `NSLock` (which ThreadSanitizer sees), for test bookkeeping.
-final class Locked<Value>: @unchecked Sendable {
-    // Sendable: `lock` guards `stored`.
-    private let lock = NSLock()
-    private var stored: Value
-
-    init(_ value: Value) {
-        stored = value
-    }
-
-    var value: Value {
-        lock.withLock { stored }
-    }
-
-    @discardableResult
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try lock.withLock { try body(&stored) }
-    }
-}
+import TestSupport
 
 /// Runs `body(index)` on `count` new threads that start together, and waits for all of
 /// them. Each thread runs in the caller's dispatcher scope.

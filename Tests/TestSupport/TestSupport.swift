@@ -1,25 +1,28 @@
 import Foundation
-import Testing
+public import Testing
 
-// The test bookkeeping of FluxCapacitorTests/Support (a test target cannot import another's
-// files), for the persistence tests.
+// Test bookkeeping that every test target uses: one copy here, since a test target cannot
+// import another's files.
 
 /// A value guarded by an `NSLock` (which ThreadSanitizer sees), for test bookkeeping.
-final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
     // Sendable: `lock` guards `stored`.
     private let lock = NSLock()
     private var stored: Value
 
-    init(_ value: Value) {
+    /// A lock around `value`.
+    public init(_ value: Value) {
         stored = value
     }
 
-    var value: Value {
+    /// The value, read under the lock.
+    public var value: Value {
         lock.withLock { stored }
     }
 
+    /// Runs `body` with the value, under the lock.
     @discardableResult
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try lock.withLock { try body(&stored) }
     }
 }
@@ -27,10 +30,12 @@ final class Locked<Value>: @unchecked Sendable {
 /// Polls `condition` until it holds. The limit, ten minutes, only bounds a failing run: a
 /// loaded machine (ThreadSanitizer, two cores, parallel tests) must never fail a test
 /// that would pass given time.
-func waitUntil(_ condition: @Sendable () -> Bool) async throws {
+public func waitUntil(
+    _ condition: @Sendable () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
     let deadline = ContinuousClock.now.advanced(by: .seconds(600))
     while !condition() && ContinuousClock.now < deadline {
         try await Task.sleep(for: .milliseconds(1))
     }
-    #expect(condition())
+    #expect(condition(), sourceLocation: sourceLocation)
 }
