@@ -308,13 +308,9 @@ final class Program: @unchecked Sendable {
 
     /// The built program: beside the test bundle.
     static func executable() throws -> URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        for _ in 0..<6 {
-            directory.deleteLastPathComponent()
-            let candidate = directory.appendingPathComponent("repository-search")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) {
-                return candidate
-            }
+        let candidate = buildFolder(holding: "repository-search")?.appendingPathComponent("repository-search")
+        if let candidate, FileManager.default.isExecutableFile(atPath: candidate.path) {
+            return candidate
         }
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "repository-search beside the tests"])
     }

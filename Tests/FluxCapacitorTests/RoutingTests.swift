@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Routing is checked by the compiler: these tests type-check small programs against the
@@ -113,14 +114,6 @@ struct RoutingTests {
     /// The build directory: the first ancestor of the test binary with
     /// `Modules/FluxCapacitor.swiftmodule` in it.
     private static func buildDirectory() -> URL? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        for _ in 0..<6 {
-            directory.deleteLastPathComponent()
-            let module = directory.appendingPathComponent("Modules/FluxCapacitor.swiftmodule")
-            if FileManager.default.fileExists(atPath: module.path) {
-                return directory
-            }
-        }
-        return nil
+        buildFolder(holding: "Modules/FluxCapacitor.swiftmodule")
     }
 }

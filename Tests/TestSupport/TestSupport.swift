@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Testing
 
 // Test bookkeeping that every test target uses: one copy here, since a test target cannot
@@ -38,4 +38,17 @@ public func waitUntil(
         try await Task.sleep(for: .milliseconds(1))
     }
     #expect(condition(), sourceLocation: sourceLocation)
+}
+
+/// The first folder above the test binary that holds `path` (a built product, a module),
+/// looking up to six levels: where SwiftPM put what the tests run or compile against.
+public func buildFolder(holding path: String) -> URL? {
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    for _ in 0..<6 {
+        directory.deleteLastPathComponent()
+        if FileManager.default.fileExists(atPath: directory.appendingPathComponent(path).path) {
+            return directory
+        }
+    }
+    return nil
 }
