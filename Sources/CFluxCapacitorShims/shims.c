@@ -20,7 +20,6 @@ cflux_mutex *cflux_mutex_create(void) {
     }
 #endif
     atomic_init(&mutex->owner, 0);
-    atomic_init(&mutex->word, 0);
     return mutex;
 }
 
@@ -29,6 +28,19 @@ void cflux_mutex_destroy(cflux_mutex *mutex) {
     pthread_mutex_destroy(&mutex->lock);
 #endif
     free(mutex);
+}
+
+cflux_atomic_word *cflux_atomic_word_create(void) {
+    cflux_atomic_word *word = malloc(sizeof(cflux_atomic_word));
+    if (word == NULL) {
+        return NULL;
+    }
+    atomic_init(&word->value, 0);
+    return word;
+}
+
+void cflux_atomic_word_destroy(cflux_atomic_word *word) {
+    free(word);
 }
 
 #if defined(__linux__)

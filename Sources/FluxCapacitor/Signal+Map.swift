@@ -18,10 +18,8 @@ extension Signal {
     /// - Returns: The signal of the transformed values.
     public func map<Mapped: Sendable>(_ transform: @escaping @Sendable (Element) -> Mapped) -> Signal<Mapped> {
         Signal<Mapped>(
-            core: core.derive(initial: { _ in nil }) { derived, value in
-                if let value {
-                    derived.send(transform(value))
-                }
+            core: core.deriveSignal { derived, value in
+                derived.send(transform(value))
             })
     }
 
@@ -38,8 +36,8 @@ extension Signal {
     /// - Returns: The signal of the values that pass.
     public func filter(_ isIncluded: @escaping @Sendable (Element) -> Bool) -> Signal<Element> {
         Signal(
-            core: core.derive(initial: { _ in nil }) { derived, value in
-                if let value, isIncluded(value) {
+            core: core.deriveSignal { derived, value in
+                if isIncluded(value) {
                     derived.send(value)
                 }
             })

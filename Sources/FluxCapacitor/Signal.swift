@@ -56,11 +56,6 @@ public struct Signal<Element: Sendable>: Sendable {
         on queue: ExecuteQueue = .current,
         changes: @escaping @Sendable (Element) -> Void
     ) -> Dust {
-        core.observe(on: queue, ignoreFirst: true) { value in
-            // The core delivers only what was sent, never its stored `nil`.
-            if let value {
-                changes(value)
-            }
-        }
+        core.observeChanges(on: queue, changes: changes)
     }
 }

@@ -39,7 +39,7 @@ public final class Sink<Element: Sendable>: Sendable {
 
     /// Makes a sink whose signal nobody observes yet.
     public init() {
-        core = SignalCore(nil)
+        core = SignalCore()
     }
 
     /// Delivers `value` to every current observer of ``signal``, in the order they

@@ -31,8 +31,7 @@ static inline void cflux_mark_scopes_used(void) {
 
 /// A small mutex that records the thread holding it, so that a thread can ask "do I hold
 /// it?" without locking: the answer is yes only if that thread stored its own id, which it
-/// clears before unlocking, so a relaxed load is enough. It also carries one atomic word
-/// that its user may use as it likes (the value core keeps its round state there).
+/// clears before unlocking, so a relaxed load is enough.
 ///
 /// On Linux it is the three-state futex mutex of Ulrich Drepper's "Futexes Are Tricky"
 /// (0 unlocked, 1 locked, 2 locked with waiters): an uncontended lock or unlock is one
@@ -52,7 +51,6 @@ typedef struct cflux_mutex {
     pthread_mutex_t lock;
 #endif
     _Atomic(uintptr_t) owner;
-    _Atomic(uintptr_t) word;
 } cflux_mutex;
 
 /// Allocates and initializes a mutex; returns NULL if that fails.
@@ -131,21 +129,35 @@ static inline bool cflux_mutex_is_held_by_current_thread(cflux_mutex *_Nonnull m
     return atomic_load_explicit(&mutex->owner, memory_order_relaxed) == cflux_current_thread();
 }
 
-/// The mutex's word (acquire).
-static inline uintptr_t cflux_mutex_word_load(cflux_mutex *_Nonnull mutex) {
-    return atomic_load_explicit(&mutex->word, memory_order_acquire);
+// MARK: An atomic word
+
+/// One word that threads read and change without a lock (the value core keeps its round
+/// state in one).
+typedef struct cflux_atomic_word {
+    _Atomic(uintptr_t) value;
+} cflux_atomic_word;
+
+/// Allocates a word holding 0; returns NULL if that fails.
+cflux_atomic_word *_Nullable cflux_atomic_word_create(void);
+
+/// Frees a word made by `cflux_atomic_word_create`.
+void cflux_atomic_word_destroy(cflux_atomic_word *_Nonnull word);
+
+/// The word's value (acquire).
+static inline uintptr_t cflux_atomic_word_load(cflux_atomic_word *_Nonnull word) {
+    return atomic_load_explicit(&word->value, memory_order_acquire);
 }
 
-/// Stores the mutex's word (release).
-static inline void cflux_mutex_word_store(cflux_mutex *_Nonnull mutex, uintptr_t value) {
-    atomic_store_explicit(&mutex->word, value, memory_order_release);
+/// Stores the word's value (release).
+static inline void cflux_atomic_word_store(cflux_atomic_word *_Nonnull word, uintptr_t value) {
+    atomic_store_explicit(&word->value, value, memory_order_release);
 }
 
-/// Replaces the mutex's word with `desired` if it is `expected` (acquire-release).
-static inline bool cflux_mutex_word_compare_exchange(
-    cflux_mutex *_Nonnull mutex, uintptr_t expected, uintptr_t desired) {
+/// Replaces the word's value with `desired` if it is `expected` (acquire-release).
+static inline bool cflux_atomic_word_compare_exchange(
+    cflux_atomic_word *_Nonnull word, uintptr_t expected, uintptr_t desired) {
     return atomic_compare_exchange_strong_explicit(
-        &mutex->word, &expected, desired, memory_order_acq_rel, memory_order_acquire);
+        &word->value, &expected, desired, memory_order_acq_rel, memory_order_acquire);
 }
 
 #endif

@@ -9,13 +9,39 @@ extension ValueCore {
     ) -> ValueCore<Derived> {
         let (value, version) = snapshot()
         let derived = ValueCore<Derived>(initial(value))
-        derived.isKeptAliveByObservers = true
         // Weak: the source must not keep the derived value alive.
         let observation = observe(on: .current, after: version) { [weak derived] value in
             guard let derived else { return }
             update(derived, value)
         }
-        derived.upstream = (observation, self)
+        derived.hold(upstream: observation, source: self)
         return derived
+    }
+}
+
+extension DeliveryCore {
+    /// Makes a signal derived from this one (`map`, `filter`): `update` decides what each
+    /// value sent from now on sends to it. It lives as a derived value does (see
+    /// `derive(initial:update:)`).
+    func deriveSignal<Derived: Sendable>(
+        update: @escaping @Sendable (SignalCore<Derived>, Element) -> Void
+    ) -> SignalCore<Derived> {
+        let derived = SignalCore<Derived>()
+        let observation = observeChanges(on: .current) { [weak derived] value in
+            guard let derived else { return }
+            update(derived, value)
+        }
+        derived.hold(upstream: observation, source: self)
+        return derived
+    }
+}
+
+extension ObserverCore {
+    /// Makes this core a derived one: it holds `source` and cleans `upstream` (its
+    /// observation of the source) when it goes, and its own observers keep it alive until
+    /// they are cleaned. Call once, before the core is shared.
+    func hold(upstream: Dust, source: AnyObject) {
+        self.upstream = (upstream, source)
+        isKeptAliveByObservers = true
     }
 }

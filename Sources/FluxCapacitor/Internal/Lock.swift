@@ -13,7 +13,7 @@ public import CFluxCapacitorShims
 /// ``deallocate()`` exactly once, from its `deinit`.
 @usableFromInline
 struct Lock: @unchecked Sendable {
-    // Sendable: the pointee is a pthread mutex and an atomic word, made to be shared.
+    // Sendable: the pointee is a mutex, made to be shared.
     @usableFromInline
     let pointer: UnsafeMutablePointer<cflux_mutex>
 
@@ -39,24 +39,6 @@ struct Lock: @unchecked Sendable {
     @inlinable
     var isHeldByCurrentThread: Bool {
         cflux_mutex_is_held_by_current_thread(pointer)
-    }
-
-    /// The lock's spare atomic word (acquire load).
-    @inlinable
-    var word: UInt {
-        UInt(cflux_mutex_word_load(pointer))
-    }
-
-    /// Stores the lock's spare atomic word (release).
-    @inlinable
-    func storeWord(_ value: UInt) {
-        cflux_mutex_word_store(pointer, UInt(value))
-    }
-
-    /// Replaces the spare word with `desired` if it holds `expected` (acquire-release).
-    @inlinable
-    func compareExchangeWord(expected: UInt, desired: UInt) -> Bool {
-        cflux_mutex_word_compare_exchange(pointer, UInt(expected), UInt(desired))
     }
 
     @inlinable

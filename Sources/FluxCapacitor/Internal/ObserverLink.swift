@@ -9,18 +9,18 @@
 @usableFromInline
 final class ObserverLink: @unchecked Sendable {
     // Sendable: `core` is read and written with `StripedLocks.mutex(for: self)` held.
-    private var core: Unmanaged<ValueCoreBase>?
+    private var core: Unmanaged<ObserverCore>?
 
     init() {}
 
     /// Called once, at the end of the core's `init`.
-    func attach(_ core: ValueCoreBase) {
+    func attach(_ core: ObserverCore) {
         StripedLocks.mutex(for: self).withLock { self.core = .passUnretained(core) }
     }
 
     /// Runs `body` with the core, if it is still alive, holding the link's mutex. `body`
     /// must not take striped locks nor run user code.
-    func withCore<Result>(_ body: (ValueCoreBase) -> Result) -> Result? {
+    func withCore<Result>(_ body: (ObserverCore) -> Result) -> Result? {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()
         defer { mutex.unlock() }

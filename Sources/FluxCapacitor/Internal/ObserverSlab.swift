@@ -68,9 +68,9 @@ struct ObserverSlab {
             if source != target {
                 pointer[target] = reference
                 reference._withUnsafeGuaranteedRef { observer in
-                    switch observer.state {
-                    case .leaving: observer.state = .leaving(target)
-                    default: observer.state = .active(target)
+                    switch observer.place {
+                    case .leaving: observer.place = .leaving(target)
+                    default: observer.place = .inSlab(target)
                     }
                 }
             }
@@ -97,6 +97,26 @@ struct ObserverSlab {
         live = 0
         capacity = 0
         return references
+    }
+
+    /// Checks the slab's bookkeeping and that each observer knows its slot: compiled in
+    /// only with `FLUXCAPACITOR_INTERNAL_CHECKS` (see `ValueCoreStateMachine`).
+    func _checkInvariants() {
+        #if FLUXCAPACITOR_INTERNAL_CHECKS
+        precondition(
+            0 <= live && live <= count && count <= capacity && (base == nil) == (capacity == 0),
+            "FluxCapacitor internal inconsistency: observer slab counts")
+        var found = 0
+        for slot in 0..<count {
+            guard let reference = base.unsafelyUnwrapped[slot] else { continue }
+            found += 1
+            let place = reference._withUnsafeGuaranteedRef { $0.place }
+            precondition(
+                place == .inSlab(slot) || place == .leaving(slot),
+                "FluxCapacitor internal inconsistency: an observer in slot \(slot) thinks it is \(place)")
+        }
+        precondition(found == live, "FluxCapacitor internal inconsistency: \(found) observers, \(live) counted")
+        #endif
     }
 
     @usableFromInline

@@ -1,0 +1,47 @@
+/// The part of an observer that does not depend on the element type: its place in the
+/// core and the way back to it. Cleaning runs here, without generic code, so that it costs
+/// no generic metadata lookups (it is reached through `Dust.clean()`, which cannot be
+/// specialized for the element type).
+///
+/// Cleaning takes one path: `Dust.clean()` → `cleanUp()` → the core's state machine
+/// (`ObserverCore.remove(_:)`, which says what to let go of) → back here, where that is let
+/// go of with no lock held.
+@usableFromInline
+class ObserverDust: Dust, @unchecked Sendable {
+    // Sendable: `place` is guarded by the core's lock; `link` is immutable.
+    @usableFromInline
+    @exclusivity(unchecked)
+    final var place = ObserverPlace.joining
+    final let link: ObserverLink
+
+    init(link: ObserverLink) {
+        self.link = link
+        super.init()
+    }
+
+    override final func cleanUp() {
+        // Let go of the observer outside the link's lock: the handler's captures may run
+        // user deinit code, which may clean other dust.
+        switch link.withCore({ $0.remove(self) }) {
+        case .releaseHandler?: releaseHandler()
+        case .release(let reference)?: ObserverCore.release(reference)
+        case .nothing?, nil: break
+        }
+        dropQueuedDeliveries()
+    }
+
+    /// Whether the observer is in its core or joining it (not cleaned). Read with the
+    /// core's lock held.
+    final var isObserving: Bool {
+        switch place {
+        case .joining, .inSlab: true
+        case .leaving, .leftWhileJoining, .left: false
+        }
+    }
+
+    /// Lets go of the handler once the observer has left its core for good.
+    func releaseHandler() {}
+
+    /// Drops deliveries waiting on a dispatch queue.
+    func dropQueuedDeliveries() {}
+}
