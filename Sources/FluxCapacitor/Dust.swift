@@ -22,12 +22,13 @@
 /// an observer uses weakly (`[weak self]`), not `unowned`, when its dust may be cleaned
 /// from another thread (a `deinit`, say).
 public class Dust: @unchecked Sendable {
-    // Sendable: `hasBeenCleaned`, `action`, `buster` and `moreBusters` are guarded by the striped
-    // mutex for this object (`StripedLocks.mutex(for: self)`).
+    // Sendable: `hasBeenCleaned`, `buster` and `rare` are guarded by the striped mutex for
+    // this object (`StripedLocks.mutex(for: self)`).
     private var hasBeenCleaned = false
-    private var action: (@Sendable () -> Void)?
     private weak var buster: DustBuster?
-    private var moreBusters: [WeakDustBuster] = []
+    /// What few dusts have: the closure of `init(_:)`, and busters after the first. Boxed,
+    /// so that the dust of every `observe` (which has neither) stays one pointer smaller.
+    private var rare: RareDustState?
 
     /// Makes a dust that runs `cleanUp` once, on the first ``clean()``.
     ///
@@ -40,7 +41,7 @@ public class Dust: @unchecked Sendable {
     ///
     /// - Parameter cleanUp: What ``clean()`` runs, once.
     public init(_ cleanUp: @escaping @Sendable () -> Void) {
-        action = cleanUp
+        rare = RareDustState(action: cleanUp)
     }
 
     /// For subclasses, which override ``cleanUp()``.
@@ -60,16 +61,13 @@ public class Dust: @unchecked Sendable {
             return
         }
         hasBeenCleaned = true
-        let action = self.action
-        self.action = nil
         let buster = self.buster
         self.buster = nil
-        let moreBusters = self.moreBusters
-        self.moreBusters = []
+        let moreBusters = rare?.moreBusters ?? []
+        rare?.moreBusters = []
         mutex.unlock()
 
         cleanUp()
-        action?()
         buster?.remove(self)
         for weakBuster in moreBusters {
             weakBuster.buster?.remove(self)
@@ -91,15 +89,37 @@ public class Dust: @unchecked Sendable {
         if self.buster == nil {
             self.buster = buster
         } else if self.buster !== buster {
-            moreBusters.append(WeakDustBuster(buster: buster))
+            if rare == nil {
+                rare = RareDustState(action: nil)
+            }
+            rare.unsafelyUnwrapped.moreBusters.append(WeakDustBuster(buster: buster))
         }
         // Inserted with our mutex held, so a concurrent `clean()` either sees the buster
         // and removes the dust from it, or runs before and we return above.
         buster.insert(self)
     }
 
-    /// Subclasses end their observation here; called once, by the first ``clean()``.
-    func cleanUp() {}
+    /// Ends what the dust stands for: called once, by the first ``clean()``, the one way
+    /// a dust is cleaned up. The library's own dusts override it; a dust made with
+    /// ``init(_:)`` runs its closure.
+    func cleanUp() {
+        let action = StripedLocks.mutex(for: self).withLock {
+            defer { rare?.action = nil }
+            return rare?.action
+        }
+        action?()
+    }
+}
+
+/// The closure of `Dust.init(_:)`, and a dust's busters after the first. Guarded by the
+/// striped mutex of the dust that holds it.
+private final class RareDustState {
+    var action: (@Sendable () -> Void)?
+    var moreBusters: [WeakDustBuster] = []
+
+    init(action: (@Sendable () -> Void)?) {
+        self.action = action
+    }
 }
 
 private struct WeakDustBuster {

@@ -96,12 +96,33 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// Delivers an observer's first value, then what rounds queued for it meanwhile, until
     /// none is left or it was cleaned (the machine's `nextOfFirstDelivery`). Call without
     /// `lock`, after the machine's `observe` said `.deliverFirstValue`.
+    ///
+    /// The common case, a first value that no round disturbed, touches no storage of the
+    /// element type: unspecialized code looks up the metadata of every generic type it
+    /// touches, which would cost more than the rest of the observe.
     final func deliverFirst(_ first: Element, to record: Record, handler: @escaping @Sendable (Element) -> Void) {
         record.receive(first, handler: handler)
-        let id = ObjectIdentifier(record)
         lock.lock()
+        let step = machine.nextOfFirstDelivery(record)
+        if step == .ended(dropping: 0) {
+            lock.unlock()
+        } else {
+            carryOutAndUnlock(step, of: record, handler: handler)
+        }
+    }
+
+    /// `deliverFirst` when rounds queued values for `record` meanwhile: carries out `step`
+    /// and the machine's next ones, until the first delivery ends. Call with `lock` held;
+    /// unlocks.
+    private final func carryOutAndUnlock(
+        _ step: ValueCoreStateMachine.FirstDeliveryStep, of record: Record,
+        handler: @escaping @Sendable (Element) -> Void
+    ) {
+        assert(lock.isHeldByCurrentThread)
+        let id = ObjectIdentifier(record)
+        var step = step
         while true {
-            switch machine.nextOfFirstDelivery(record) {
+            switch step {
             case .deliverQueued:
                 do {
                     let next = queuedForFirstDelivery[id]!.popFirst()!
@@ -113,6 +134,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
                     Dispatcher.withScope(next.scope) { record.receive(next.value, handler: handler) }
                 }
                 lock.lock()
+                step = machine.nextOfFirstDelivery(record)
             case .ended(dropping: 0):
                 lock.unlock()
                 return

@@ -310,7 +310,8 @@ struct ValueCoreStateMachine {
     @usableFromInline
     mutating func nextOfFirstDelivery(_ observer: ObserverDust) -> FirstDeliveryStep {
         let id = ObjectIdentifier(observer)
-        guard let index = firstDeliveries.firstIndex(where: { $0.observer == id }) else {
+        // From the end: the observer that observed last is the likeliest.
+        guard let index = firstDeliveries.lastIndex(where: { $0.observer == id }) else {
             preconditionFailure("FluxCapacitor internal inconsistency: a first delivery that was never started")
         }
         let queued = firstDeliveries[index].queued
