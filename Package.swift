@@ -21,7 +21,7 @@ let package = Package(
         .executable(name: "repository-search", targets: ["repository-search"]),
     ],
     targets: [
-        .target(name: "FluxCapacitor", dependencies: ["CFluxCapacitorShims"]),
+        .target(name: "FluxCapacitor", dependencies: ["CFluxCapacitorShims"], exclude: ["Internal/README.md"]),
         // One process-wide atomic flag, in C11 so that it works on every platform the
         // library supports (`Synchronization.Atomic` needs macOS 15 / iOS 18).
         .target(name: "CFluxCapacitorShims"),

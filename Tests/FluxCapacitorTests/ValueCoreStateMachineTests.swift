@@ -1,0 +1,348 @@
+import Testing
+
+@testable import FluxCapacitor
+
+/// The value core's state machine, event by event, on one thread: thread identities are
+/// parameters, so "another thread" is just another number. Each test drives the machine
+/// from one state with one event and checks the action and the state it leads to; the
+/// table in `Sources/FluxCapacitor/Internal/README.md` names the same cells.
+@Suite("Value core state machine")
+struct ValueCoreStateMachineTests {
+    /// The thread that delivers a round, and another one (never 0, bit 0 clear).
+    static let drainer: UInt = 0x1000
+    static let other: UInt = 0x2000
+
+    /// A machine and the observers a test made, let go of at the end.
+    final class Fixture {
+        var machine = ValueCoreStateMachine()
+        private let link = ObserverLink()
+
+        func makeObserver() -> ObserverDust {
+            ObserverDust(link: link)
+        }
+
+        /// Checks the machine's invariants (compiled in with FLUXCAPACITOR_INTERNAL_CHECKS),
+        /// and returns it for reading.
+        var checked: ValueCoreStateMachine {
+            machine._checkInvariants()
+            return machine
+        }
+
+        /// Starts a round on `drainer` with a change, as a set that finds no round does.
+        func startRound() {
+            #expect(change(on: ValueCoreStateMachineTests.drainer) != nil)
+        }
+
+        // The events, as methods of the fixture, so that `#expect` can take their results.
+
+        func change(on thread: UInt) -> ValueCoreStateMachine.Delivery? {
+            machine.change(thread: thread)
+        }
+
+        func observe(_ observer: ObserverDust, first: Bool, on thread: UInt) -> ValueCoreStateMachine.ObserveAction {
+            machine.observe(observer, wantsFirst: first, thread: thread)
+        }
+
+        /// The machine's `remove`, as `nothing`, `releaseHandler` or `release` (the slab's
+        /// reference to `observer`, which this releases).
+        func remove(_ observer: ObserverDust, on thread: UInt) -> String {
+            switch machine.remove(observer, thread: thread) {
+            case .nothing: return "nothing"
+            case .releaseHandler: return "releaseHandler"
+            case .release(let reference):
+                #expect(reference.takeUnretainedValue() === observer)
+                reference.release()
+                return "release"
+            }
+        }
+
+        func nextStep() -> ValueCoreStateMachine.RoundStep {
+            machine.nextStep()
+        }
+
+        func queueForFirstDelivery(_ observer: ObserverDust) -> Bool {
+            machine.queueForFirstDelivery(ObjectIdentifier(observer))
+        }
+
+        func nextOfFirstDelivery(_ observer: ObserverDust) -> ValueCoreStateMachine.FirstDeliveryStep {
+            machine.nextOfFirstDelivery(observer)
+        }
+
+        /// Runs `nextStep` until the round ends, counting the values it delivers; returns
+        /// that count and what the end lets go of.
+        func finishRound() -> (delivered: Int, left: [Unmanaged<ObserverDust>], leftBeforeJoining: [ObserverDust]) {
+            var delivered = 0
+            while true {
+                machine._checkInvariants()
+                switch machine.nextStep() {
+                case .deliverNextValue: delivered += 1
+                case .ended(let left, let leftBeforeJoining):
+                    machine._checkInvariants()
+                    return (delivered, left, leftBeforeJoining)
+                }
+            }
+        }
+
+        deinit {
+            for reference in machine.deallocate() {
+                reference.release()
+            }
+        }
+    }
+
+    // MARK: change
+
+    @Test func aChangeWithNoRoundStartsOneOnTheChangingThread() {
+        let fixture = Fixture()
+        let observer = fixture.makeObserver()
+        #expect(fixture.observe(observer, first: false, on: Self.other) == .nothing)
+        let delivery = fixture.change(on: Self.drainer)
+        #expect(delivery?.count == 1)
+        #expect(delivery?.besideFirstDeliveries == false)
+        #expect(fixture.checked.round.load() == Self.drainer)
+        #expect(fixture.machine.version == 1)
+        // Nobody disturbed the round: its drainer ends it without the lock.
+        #expect(fixture.machine.round.compareExchange(expected: Self.drainer, desired: 0))
+    }
+
+    @Test func aChangeDuringARoundIsHandedOverAndDeliveredAfterIt() {
+        let fixture = Fixture()
+        fixture.startRound()
+        #expect(fixture.change(on: Self.other) == nil)
+        #expect(fixture.change(on: Self.drainer) == nil)  // from an observer
+        #expect(fixture.checked.round.load() == Self.drainer | 1)
+        #expect(fixture.machine.version == 3)
+        // The flag makes the drainer's lock-free end fail, so it takes the steps.
+        #expect(!fixture.machine.round.compareExchange(expected: Self.drainer, desired: 0))
+        let end = fixture.finishRound()
+        #expect(end.delivered == 2)
+        #expect(fixture.machine.round.load() == 0)
+    }
+
+    @Test func aRoundWithNothingHandedOverEndsAtItsFirstStep() {
+        let fixture = Fixture()
+        fixture.startRound()
+        let end = fixture.finishRound()
+        #expect(end.delivered == 0 && end.left.isEmpty && end.leftBeforeJoining.isEmpty)
+        #expect(fixture.machine.round.load() == 0)
+    }
+
+    // MARK: observe
+
+    @Test func observingWithNoRoundJoinsTheSlabAtOnce() {
+        let fixture = Fixture()
+        let first = fixture.makeObserver()
+        let second = fixture.makeObserver()
+        #expect(fixture.observe(first, first: false, on: Self.other) == .nothing)
+        #expect(fixture.observe(second, first: false, on: Self.other) == .nothing)
+        #expect(first.place == .inSlab(0))
+        #expect(second.place == .inSlab(1))
+        #expect(fixture.checked.observerCount == 2)
+    }
+
+    @Test func observingWithAFirstValueStartsAFirstDeliveryThatEndsWhenNothingWasQueued() {
+        let fixture = Fixture()
+        let observer = fixture.makeObserver()
+        #expect(fixture.observe(observer, first: true, on: Self.other) == .deliverFirstValue)
+        #expect(observer.place == .inSlab(0))
+        #expect(fixture.checked.firstDeliveries.count == 1)
+        #expect(fixture.machine.delivery.besideFirstDeliveries)
+        #expect(fixture.nextOfFirstDelivery(observer) == .ended(dropping: 0))
+        #expect(fixture.checked.firstDeliveries.isEmpty)
+    }
+
+    @Test func observingFromAnotherThreadDuringARoundJoinsBeforeTheNextLaterValue() {
+        let fixture = Fixture()
+        fixture.startRound()  // version 1
+        let early = fixture.makeObserver()
+        #expect(fixture.observe(early, first: false, on: Self.other) == .nothing)  // at 1
+        #expect(fixture.change(on: Self.other) == nil)  // version 2, handed over
+        let late = fixture.makeObserver()
+        #expect(fixture.observe(late, first: true, on: Self.other) == .deliverFirstValue)  // at 2
+        #expect(early.place == .joining && late.place == .joining)
+        #expect(fixture.checked.observerCount == 2)
+
+        // `early` joins before value 2 and gets it; `late` observed it already (first value).
+        guard case .deliverNextValue(let delivery) = fixture.nextStep() else {
+            Issue.record("expected value 2")
+            return
+        }
+        #expect(delivery.count == 1)
+        #expect(early.place == .inSlab(0))
+        #expect(late.place == .joining)
+        let end = fixture.finishRound()
+        #expect(end.delivered == 0)
+        #expect(late.place == .inSlab(1))
+        #expect(fixture.nextOfFirstDelivery(late) == .ended(dropping: 0))
+    }
+
+    @Test func observingFromTheDrainersOwnRoundJoinsAfterItAndTakesItsFirstValueAtOnce() {
+        let fixture = Fixture()
+        fixture.startRound()
+        let plain = fixture.makeObserver()
+        let withFirst = fixture.makeObserver()
+        #expect(fixture.observe(plain, first: false, on: Self.drainer) == .nothing)
+        #expect(
+            fixture.observe(withFirst, first: true, on: Self.drainer) == .deliverFirstValueInOwnRound)
+        // No first delivery to track: nothing can be queued for it before it joins.
+        #expect(fixture.checked.firstDeliveries.isEmpty)
+        #expect(plain.place == .joining && withFirst.place == .joining)
+        _ = fixture.finishRound()
+        #expect(plain.place == .inSlab(0) && withFirst.place == .inSlab(1))
+    }
+
+    // MARK: remove
+
+    @Test func removingAnObserverWithNoRoundTakesItOutAndHandsBackTheSlabsReference() {
+        let fixture = Fixture()
+        let observer = fixture.makeObserver()
+        _ = fixture.observe(observer, first: false, on: Self.other)
+        #expect(fixture.remove(observer, on: Self.other) == "release")
+        #expect(observer.place == .left)
+        #expect(fixture.checked.observerCount == 0)
+    }
+
+    @Test func removingAnObserverFromTheDrainersOwnRoundEmptiesItsSlotAtOnce() {
+        let fixture = Fixture()
+        let observer = fixture.makeObserver()
+        _ = fixture.observe(observer, first: false, on: Self.other)
+        let delivery = fixture.change(on: Self.drainer)!
+        #expect(fixture.remove(observer, on: Self.drainer) == "nothing")
+        // The round re-reads each slot: it will not call the observer again.
+        #expect(delivery.slots![0] == nil)
+        #expect(observer.place == .left)
+        let end = fixture.finishRound()
+        #expect(end.left.map { ObjectIdentifier($0.takeUnretainedValue()) } == [ObjectIdentifier(observer)])
+        end.left.forEach { $0.release() }
+    }
+
+    @Test func removingAnObserverFromAnotherThreadDuringARoundLeavesBetweenValues() {
+        let fixture = Fixture()
+        let observer = fixture.makeObserver()
+        _ = fixture.observe(observer, first: false, on: Self.other)
+        let delivery = fixture.change(on: Self.drainer)!
+        #expect(fixture.remove(observer, on: Self.other) == "nothing")
+        #expect(observer.place == .leaving(0))
+        #expect(delivery.slots![0] != nil)  // the drainer alone changes the slab in a round
+        #expect(fixture.checked.round.load() == Self.drainer | 1)
+        let end = fixture.finishRound()
+        #expect(observer.place == .left)
+        #expect(end.left.map { ObjectIdentifier($0.takeUnretainedValue()) } == [ObjectIdentifier(observer)])
+        end.left.forEach { $0.release() }
+    }
+
+    @Test func removingAJoiningObserverFromAnotherThreadReleasesItsHandlerAndTheRoundSkipsIt() {
+        let fixture = Fixture()
+        fixture.startRound()
+        let observer = fixture.makeObserver()
+        _ = fixture.observe(observer, first: false, on: Self.other)
+        #expect(fixture.remove(observer, on: Self.other) == "releaseHandler")
+        #expect(observer.place == .left)
+        #expect(fixture.checked.observerCount == 0)
+        let end = fixture.finishRound()
+        #expect(end.left.isEmpty && end.leftBeforeJoining.isEmpty)
+        #expect(fixture.machine.observers.live == 0)
+    }
+
+    @Test func removingAJoiningObserverFromTheDrainersThreadLetsTheRoundReleaseIt() {
+        let fixture = Fixture()
+        fixture.startRound()
+        let observer = fixture.makeObserver()
+        _ = fixture.observe(observer, first: true, on: Self.drainer)
+        #expect(fixture.remove(observer, on: Self.drainer) == "nothing")
+        #expect(observer.place == .leftWhileJoining)
+        let end = fixture.finishRound()
+        #expect(end.leftBeforeJoining.map(ObjectIdentifier.init) == [ObjectIdentifier(observer)])
+        #expect(observer.place == .left)
+        #expect(fixture.machine.observers.live == 0)
+    }
+
+    @Test func removingAnObserverThatIsLeavingOrLeftChangesNothing() {
+        let fixture = Fixture()
+        let leaving = fixture.makeObserver()
+        _ = fixture.observe(leaving, first: false, on: Self.other)
+        fixture.startRound()
+        _ = fixture.remove(leaving, on: Self.other)
+        #expect(fixture.remove(leaving, on: Self.other) == "nothing")
+        #expect(fixture.remove(leaving, on: Self.drainer) == "nothing")
+        #expect(leaving.place == .leaving(0))
+
+        let leftWhileJoining = fixture.makeObserver()
+        _ = fixture.observe(leftWhileJoining, first: false, on: Self.drainer)
+        _ = fixture.remove(leftWhileJoining, on: Self.drainer)
+        #expect(fixture.remove(leftWhileJoining, on: Self.other) == "nothing")
+        #expect(leftWhileJoining.place == .leftWhileJoining)
+
+        let end = fixture.finishRound()
+        end.left.forEach { $0.release() }
+        #expect(fixture.remove(leaving, on: Self.other) == "nothing")
+        #expect(leaving.place == .left && leftWhileJoining.place == .left)
+    }
+
+    @Test func removingMostObserversWithNoRoundCompactsTheSlabAndTellsEachItsSlot() {
+        let fixture = Fixture()
+        let observers = (0..<20).map { _ in fixture.makeObserver() }
+        for observer in observers {
+            _ = fixture.observe(observer, first: false, on: Self.other)
+        }
+        for observer in observers.prefix(15) {
+            #expect(fixture.remove(observer, on: Self.other) == "release")
+        }
+        #expect(fixture.checked.observers.count < 20)
+        #expect(observers.suffix(5).map(\.place) == (0..<5).map { .inSlab(fixture.machine.observers.count - 5 + $0) })
+    }
+
+    @Test func aRoundCompactsTheSlabOnlyWhenItEnds() {
+        let fixture = Fixture()
+        let observers = (0..<20).map { _ in fixture.makeObserver() }
+        for observer in observers {
+            _ = fixture.observe(observer, first: false, on: Self.other)
+        }
+        fixture.startRound()
+        for observer in observers.prefix(15) {
+            #expect(fixture.remove(observer, on: Self.drainer) == "nothing")
+        }
+        #expect(fixture.checked.observers.count == 20)  // the round walks these slots
+        let end = fixture.finishRound()
+        end.left.forEach { $0.release() }
+        #expect(fixture.checked.observers.count == 5)
+        #expect(observers.suffix(5).map(\.place) == (0..<5).map { .inSlab($0) })
+    }
+
+    // MARK: first deliveries
+
+    @Test func aRoundQueuesItsValueForAnObserverWhoseFirstValueIsBeingDelivered() {
+        let fixture = Fixture()
+        let observer = fixture.makeObserver()
+        let bystander = fixture.makeObserver()
+        _ = fixture.observe(bystander, first: false, on: Self.other)
+        _ = fixture.observe(observer, first: true, on: Self.other)
+        #expect(fixture.change(on: Self.drainer)?.besideFirstDeliveries == true)
+        #expect(!fixture.queueForFirstDelivery(bystander))
+        #expect(fixture.queueForFirstDelivery(observer))
+        #expect(fixture.queueForFirstDelivery(observer))
+        _ = fixture.finishRound()
+        #expect(fixture.nextOfFirstDelivery(observer) == .deliverQueued)
+        #expect(fixture.nextOfFirstDelivery(observer) == .deliverQueued)
+        #expect(fixture.nextOfFirstDelivery(observer) == .ended(dropping: 0))
+        #expect(fixture.checked.firstDeliveries.isEmpty)
+    }
+
+    @Test func aFirstDeliveryOfAnObserverCleanedMeanwhileEndsAndDropsWhatWasQueued() {
+        let fixture = Fixture()
+        let observer = fixture.makeObserver()
+        _ = fixture.observe(observer, first: true, on: Self.other)
+        #expect(fixture.queueForFirstDelivery(observer))
+        #expect(fixture.queueForFirstDelivery(observer))
+        #expect(fixture.remove(observer, on: Self.other) == "release")
+        #expect(fixture.nextOfFirstDelivery(observer) == .ended(dropping: 2))
+        #expect(fixture.checked.firstDeliveries.isEmpty)
+    }
+
+    @Test func aFirstDeliveryThatWasNeverStartedStopsWithAnInternalInconsistency() async {
+        await #expect(processExitsWith: .failure) {
+            let fixture = Fixture()
+            _ = fixture.nextOfFirstDelivery(fixture.makeObserver())
+        }
+    }
+}
