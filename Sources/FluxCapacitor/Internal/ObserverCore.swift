@@ -22,7 +22,7 @@ class ObserverCore: @unchecked Sendable {
     @usableFromInline
     @exclusivity(unchecked)
     final var machine = ValueCoreStateMachine()
-    /// What observers reach the core through; cut in `deinit`.
+    /// What observers reach the core through; detached in `deinit`.
     @usableFromInline
     final let link = ObserverLink()
 
@@ -66,8 +66,8 @@ class ObserverCore: @unchecked Sendable {
     deinit {
         observation?.release()
         upstream?.observation.clean()
-        // After the cut, no observer is inside `remove(_:)` and none will enter it.
-        link.cut()
+        // Once detached, no observer is inside `remove(_:)` and none will enter it.
+        link.detach()
         for reference in machine.deallocate() {
             Self.release(reference)
         }

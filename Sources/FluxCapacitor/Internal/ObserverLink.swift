@@ -29,7 +29,7 @@ final class ObserverLink: @unchecked Sendable {
 
     /// Called by the core's `deinit`: from now on `withCore` finds nothing, and no
     /// `withCore` is still running.
-    func cut() {
+    func detach() {
         StripedLocks.mutex(for: self).withLock { core = nil }
     }
 }

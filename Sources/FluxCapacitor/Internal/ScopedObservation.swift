@@ -1,23 +1,23 @@
 /// The dust of a scoped observation, handed to its own observer once registered, so that
-/// the observer can end the observation when the object is gone.
+/// the observer can clean the observation when the object is gone.
 final class ScopedObservation: @unchecked Sendable {
     // Sendable: `dust` is guarded by the striped mutex for this object.
     private var dust: Dust?
-    private var endedEarly = false
+    private var cleanedEarly = false
 
-    func begin(_ dust: Dust) {
-        let endNow = StripedLocks.mutex(for: self).withLock {
+    func hold(_ dust: Dust) {
+        let cleanNow = StripedLocks.mutex(for: self).withLock {
             self.dust = dust
-            return endedEarly
+            return cleanedEarly
         }
-        if endNow {
+        if cleanNow {
             dust.clean()
         }
     }
 
-    func end() {
+    func clean() {
         let dust = StripedLocks.mutex(for: self).withLock {
-            endedEarly = true
+            cleanedEarly = true
             return self.dust
         }
         dust?.clean()
@@ -26,7 +26,7 @@ final class ScopedObservation: @unchecked Sendable {
 
 extension ScopedObservation {
     /// Observes with `observe` for as long as `object` lives, handing `changes` the object
-    /// with each value; once the object is gone, the next value ends the observation. What
+    /// with each value; once the object is gone, the next value cleans the observation. What
     /// the scoped `observe` of values and signals does.
     static func observe<Object: AnyObject & Sendable, Value: Sendable>(
         duringScopeOf object: Object,
@@ -36,12 +36,12 @@ extension ScopedObservation {
         let observation = ScopedObservation()
         let dust = observe { [weak object] value in
             guard let object else {
-                observation.end()
+                observation.clean()
                 return
             }
             changes(object, value)
         }
-        observation.begin(dust)
+        observation.hold(dust)
         return dust
     }
 
@@ -58,13 +58,13 @@ extension ScopedObservation {
         let dust = observe { value in
             MainActor.assumeIsolated {
                 guard let object = reference.object else {
-                    observation.end()
+                    observation.clean()
                     return
                 }
                 changes(object, value)
             }
         }
-        observation.begin(dust)
+        observation.hold(dust)
         return dust
     }
 }
