@@ -14,8 +14,9 @@ struct ValueCoreStateMachineTests {
 
     /// A machine and the observers a test made, let go of at the end.
     final class Fixture {
-        var machine = ValueCoreStateMachine()
+        private let round = AtomicWord()
         private let link = ObserverLink()
+        lazy var machine = ValueCoreStateMachine(round: round)
 
         func makeObserver() -> ObserverDust {
             ObserverDust(link: link)
@@ -84,9 +85,10 @@ struct ValueCoreStateMachineTests {
         }
 
         deinit {
-            for reference in machine.deallocate() {
+            for reference in machine.removeAllObservers() {
                 reference.release()
             }
+            round.deallocate()
         }
     }
 

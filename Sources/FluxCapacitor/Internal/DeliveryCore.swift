@@ -200,7 +200,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// that nobody disturbed ends with one compare-and-exchange, without the lock.
     @inlinable
     final func finishRound() {
-        if machine.round.compareExchange(expected: ThreadID.current, desired: 0) {
+        if round.compareExchange(expected: ThreadID.current, desired: 0) {
             return
         }
         lock.lock()

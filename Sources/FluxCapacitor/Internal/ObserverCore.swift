@@ -19,9 +19,14 @@ class ObserverCore: @unchecked Sendable {
     /// and is stopped with a clear message instead of deadlocking.
     @usableFromInline
     final let lock = Lock()
+    /// The machine's round word, read here by a drainer ending its round without the lock:
+    /// reading it through `machine` would be an access to the machine that races with the
+    /// mutations other threads make under the lock.
+    @usableFromInline
+    final let round = AtomicWord()
     @usableFromInline
     @exclusivity(unchecked)
-    final var machine = ValueCoreStateMachine()
+    final var machine: ValueCoreStateMachine
     /// What observers reach the core through; detached in `deinit`.
     @usableFromInline
     final let link = ObserverLink()
@@ -60,6 +65,7 @@ class ObserverCore: @unchecked Sendable {
 
     @usableFromInline
     init() {
+        machine = ValueCoreStateMachine(round: round)
         link.attach(self)
     }
 
@@ -68,9 +74,10 @@ class ObserverCore: @unchecked Sendable {
         upstream?.observation.clean()
         // Once detached, no observer is inside `remove(_:)` and none will enter it.
         link.detach()
-        for reference in machine.deallocate() {
+        for reference in machine.removeAllObservers() {
             Self.release(reference)
         }
+        round.deallocate()
         lock.deallocate()
     }
 

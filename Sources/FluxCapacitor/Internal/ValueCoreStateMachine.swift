@@ -18,12 +18,14 @@
 ///
 /// One exception to "with the lock held": the round's drainer ends a round that nobody
 /// disturbed with one compare-and-exchange of `round`, without the lock (see
-/// `DeliveryCore.finishRound()`), so that a plain change locks once.
+/// `DeliveryCore.finishRound()`, through the core's own handle of the word), so that a plain
+/// change locks once.
 @usableFromInline
 struct ValueCoreStateMachine {
     /// The round: 0 when none runs; otherwise the thread delivering it (the *drainer*),
     /// with bit 0 set once work was handed over to it. Only the drainer clears it without
-    /// the lock, and only from "drainer, nothing handed over".
+    /// the lock, and only from "drainer, nothing handed over". (A handle: the core keeps
+    /// one too, to read it without touching the machine, and deallocates it.)
     @usableFromInline
     let round: AtomicWord
     /// How many changes (and sent values) there were.
@@ -49,15 +51,15 @@ struct ValueCoreStateMachine {
     @usableFromInline
     private(set) var firstDeliveries: [(observer: ObjectIdentifier, queued: Int)] = []
 
+    /// A machine whose round state is in `round`, which holds 0.
     @usableFromInline
-    init() {
-        round = AtomicWord()
+    init(round: AtomicWord) {
+        self.round = round
     }
 
-    /// Lets go of the atomic word. Call once, when the core goes.
-    mutating func deallocate() -> [Unmanaged<ObserverDust>] {
-        round.deallocate()
-        return observers.removeAll()
+    /// Takes every observer out of the slab, for the caller to release, when the core goes.
+    mutating func removeAllObservers() -> [Unmanaged<ObserverDust>] {
+        observers.removeAll()
     }
 
     /// What a round delivers to: the slab's slots as they are when it starts (read again
