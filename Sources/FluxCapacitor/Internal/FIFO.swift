@@ -1,0 +1,118 @@
+/// A first-in, first-out queue: the one type for queued work in FluxCapacitor (the
+/// dispatcher's reentrant dispatches, a mailbox's values, the value core's pending work).
+///
+/// A ring buffer: `append` and `popFirst` are O(1), and the storage is reused, so a queue
+/// allocates only when it grows past its largest size so far (an empty one has allocated
+/// nothing). A popped slot is emptied at once, so an element is let go of when it is
+/// taken, not when its slot is reused. `removeAll()` hands every element still waiting to
+/// the caller, which can then release them after unlocking (their deinit may run user
+/// code).
+///
+/// ```swift
+/// var queue = FIFO<Int>()
+/// queue.append(1)
+/// queue.append(2)
+/// queue.popFirst()  // 1
+/// let rest = queue.removeAll()  // [2]
+/// ```
+struct FIFO<Element> {
+    /// The ring: `count` elements from `head` on, wrapping around; every other slot is
+    /// `nil`. Its count is 0 or a power of two.
+    private var slots: ContiguousArray<Element?> = []
+    private var head = 0
+    /// How many elements wait.
+    private(set) var count = 0
+
+    /// Makes an empty queue. It allocates nothing until the first `append`.
+    init() {}
+
+    /// How many elements fit before the storage grows.
+    var capacity: Int {
+        slots.count
+    }
+
+    /// Whether no element waits.
+    var isEmpty: Bool {
+        count == 0
+    }
+
+    /// Puts `element` last.
+    mutating func append(_ element: Element) {
+        if count == slots.count {
+            grow()
+        }
+        slots[(head &+ count) & (slots.count &- 1)] = element
+        count &+= 1
+        _checkInvariants()
+    }
+
+    /// Takes the first element out, or returns `nil` when the queue is empty.
+    mutating func popFirst() -> Element? {
+        guard count > 0 else {
+            return nil
+        }
+        let element = slots[head]
+        slots[head] = nil
+        head = (head &+ 1) & (slots.count &- 1)
+        count &-= 1
+        _checkInvariants()
+        return element
+    }
+
+    /// Takes every waiting element out, first first, keeping the storage for reuse.
+    ///
+    /// - Returns: The elements that were waiting, for the caller to release where it is
+    ///   safe to run their deinit.
+    mutating func removeAll() -> [Element] {
+        var elements: [Element] = []
+        elements.reserveCapacity(count)
+        while let element = popFirst() {
+            elements.append(element)
+        }
+        head = 0
+        return elements
+    }
+
+    /// Doubles the ring (to 4 slots when empty), moving the waiting elements to its start.
+    private mutating func grow() {
+        let capacity = Swift.max(slots.count * 2, 4)
+        var grown = ContiguousArray<Element?>()
+        grown.reserveCapacity(capacity)
+        for offset in 0..<count {
+            grown.append(slots[(head + offset) & (slots.count - 1)])
+        }
+        grown.append(contentsOf: repeatElement(nil, count: capacity - count))
+        slots = grown
+        head = 0
+        _checkInvariants()
+    }
+}
+
+extension FIFO {
+    #if FLUXCAPACITOR_INTERNAL_CHECKS
+    /// Stops with "internal inconsistency" unless the ring is well formed: its size is 0
+    /// or a power of two, `head` and `count` fit in it, and exactly the `count` slots from
+    /// `head` on are filled. Compiled in only with `FLUXCAPACITOR_INTERNAL_CHECKS` (see
+    /// Internal/README.md).
+    func _checkInvariants() {
+        let capacity = slots.count
+        precondition(
+            capacity & (capacity &- 1) == 0,
+            "FIFO: internal inconsistency: \(capacity) slots is not a power of two")
+        precondition(
+            count >= 0 && count <= capacity && (capacity == 0 ? head == 0 : head < capacity),
+            "FIFO: internal inconsistency: head \(head), count \(count), \(capacity) slots")
+        for offset in 0..<capacity {
+            let isWaiting = offset < count
+            let isFilled = slots[(head &+ offset) & (capacity &- 1)] != nil
+            precondition(
+                isWaiting == isFilled,
+                "FIFO: internal inconsistency: slot \(offset) after head is "
+                    + (isFilled ? "filled" : "empty") + " with \(count) waiting")
+        }
+    }
+    #else
+    @inline(__always)
+    func _checkInvariants() {}
+    #endif
+}
