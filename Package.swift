@@ -29,7 +29,13 @@ let package = Package(
         .executable(name: "repository-search", targets: ["repository-search"]),
     ],
     targets: [
-        .target(name: "FluxCapacitor", dependencies: ["CFluxCapacitorShims"], swiftSettings: internalChecks),
+        .target(
+            name: "FluxCapacitor",
+            dependencies: ["CFluxCapacitorShims"],
+            // Notes on the internals, for people, not a resource.
+            exclude: ["Internal/README.md"],
+            swiftSettings: internalChecks
+        ),
         // One process-wide atomic flag, in C11 so that it works on every platform the
         // library supports (`Synchronization.Atomic` needs macOS 15 / iOS 18).
         .target(name: "CFluxCapacitorShims"),

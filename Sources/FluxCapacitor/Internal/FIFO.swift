@@ -7,14 +7,6 @@
 /// taken, not when its slot is reused. `removeAll()` hands every element still waiting to
 /// the caller, which can then release them after unlocking (their deinit may run user
 /// code).
-///
-/// ```swift
-/// var queue = FIFO<Int>()
-/// queue.append(1)
-/// queue.append(2)
-/// queue.popFirst()  // 1
-/// let rest = queue.removeAll()  // [2]
-/// ```
 struct FIFO<Element> {
     /// The ring: `count` elements from `head` on, wrapping around; every other slot is
     /// `nil`. Its count is 0 or a power of two.
