@@ -2,6 +2,14 @@
 
 import PackageDescription
 
+// `FLUXCAPACITOR_INTERNAL_CHECKS=1 swift build` (or `swift test`) compiles the library's
+// internal invariant checks (`_checkInvariants()`) in, the way swift-collections does with
+// COLLECTIONS_INTERNAL_CHECKS; see Sources/FluxCapacitor/Internal/README.md. CI runs the
+// ThreadSanitizer tests with them.
+let internalChecks: [SwiftSetting] =
+    Context.environment["FLUXCAPACITOR_INTERNAL_CHECKS"] == "1"
+    ? [.define("FLUXCAPACITOR_INTERNAL_CHECKS")] : []
+
 let package = Package(
     name: "FluxCapacitor",
     // Observation (so that every `Variable` and `Constant` takes part in it, with no
@@ -21,7 +29,13 @@ let package = Package(
         .executable(name: "repository-search", targets: ["repository-search"]),
     ],
     targets: [
-        .target(name: "FluxCapacitor", dependencies: ["CFluxCapacitorShims"], exclude: ["Internal/README.md"]),
+        .target(
+            name: "FluxCapacitor",
+            dependencies: ["CFluxCapacitorShims"],
+            // Notes on the internals, for people, not a resource.
+            exclude: ["Internal/README.md"],
+            swiftSettings: internalChecks
+        ),
         // One process-wide atomic flag, in C11 so that it works on every platform the
         // library supports (`Synchronization.Atomic` needs macOS 15 / iOS 18).
         .target(name: "CFluxCapacitorShims"),

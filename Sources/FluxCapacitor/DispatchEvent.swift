@@ -40,11 +40,22 @@ public struct DispatchEvent {
     /// Whether a live store received the state.
     public var wasReceived: Bool { store != nil }
 
-    init<State: DispatchState>(phase: Phase, state: State, store: State.RelatedStoreType?) {
+    /// The event of `state` reaching `store`: `phase` is `.willReduce` or `.didReduce`.
+    init<State: DispatchState>(_ phase: Phase, _ state: State, in store: State.RelatedStoreType) {
+        assert(phase != .droppedWithoutStore, "DispatchEvent: a state dropped without a store has no store")
         self.phase = phase
         self.state = state
         self.storeType = State.RelatedStoreType.self
         self.store = store
+    }
+
+    /// The event of `state` dropped because its store had no live instance. (The phase and
+    /// the missing store say the same thing; these two initializers keep them in step.)
+    init<State: DispatchState>(droppedWithoutStore state: State) {
+        self.phase = .droppedWithoutStore
+        self.state = state
+        self.storeType = State.RelatedStoreType.self
+        self.store = nil
     }
 }
 

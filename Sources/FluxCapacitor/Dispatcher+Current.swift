@@ -1,20 +1,19 @@
 public import CFluxCapacitorShims
 
 extension Dispatcher {
-    /// The dispatcher bound by the innermost ``withCurrent(_:operation:)``.
+    /// The dispatcher bound by the innermost ``withCurrent(_:operation:)`` or `withScope`.
+    /// Private: everything else reads it through `scopeToCarry` and binds it through
+    /// `withScope` (or the public `withCurrent`).
     @TaskLocal
-    static var scoped: Dispatcher?
+    private static var scoped: Dispatcher?
 
     /// The dispatcher that ``Storable/instantiate()``, ``Storable/clear()`` and
     /// ``Actionable/invoke(_:)`` use here: the one bound by the innermost enclosing
     /// ``withCurrent(_:operation:)``, else ``shared``.
     public static var current: Dispatcher {
-        // Until the first scope, skip the task-local lookup: it is most of the cost of
-        // `current`, and programs that never scope never pay for it.
-        guard cflux_scopes_were_used() else {
-            return shared
-        }
-        return scoped ?? shared
+        // Until the first scope, `scopeToCarry` skips the task-local lookup: it is most of
+        // the cost of `current`, and programs that never scope never pay for it.
+        scopeToCarry ?? shared
     }
 
     /// Runs `operation` with `dispatcher` as ``current``: the stores it instantiates, the
@@ -58,7 +57,7 @@ extension Dispatcher {
         operation: () throws -> Result
     ) rethrows -> Result {
         cflux_mark_scopes_used()
-        return try $scoped.withValue(dispatcher, operation: operation)
+        return try withScope(dispatcher, operation)
     }
 
     /// Runs the asynchronous `operation` with `dispatcher` as ``current``; see
@@ -100,7 +99,8 @@ extension Dispatcher {
     /// a dispatcher to bind, or `nil` for none (``current`` is then ``shared``). Binds
     /// nothing when `scope` is bound already, which is the common case and costs one
     /// relaxed load while no scope was ever entered. The one place where FluxCapacitor
-    /// carries a scope to other work.
+    /// binds a scope (``withCurrent(_:operation:)`` binds through it; its async form, which
+    /// cannot, binds `scoped` itself), as `scopeToCarry` is the one place that reads it.
     static func withScope<Result>(_ scope: Dispatcher?, _ body: () throws -> Result) rethrows -> Result {
         if scope === scopeToCarry {
             return try body()
@@ -131,10 +131,10 @@ extension Dispatcher {
 
     /// The live instance of `Store` in ``current``, or a new one; see `dispatchInCurrent`.
     @inlinable
-    static func instanceInCurrent<Store: Storable>(of type: Store.Type) -> Store {
+    static func instantiateInCurrent<Store: Storable>(_ type: Store.Type) -> Store {
         if let scoped = scopeToCarry {
-            return scoped.instance(of: type)
+            return scoped.instantiate(type)
         }
-        return unretainedShared._withUnsafeGuaranteedRef { $0.instance(of: type) }
+        return unretainedShared._withUnsafeGuaranteedRef { $0.instantiate(type) }
     }
 }

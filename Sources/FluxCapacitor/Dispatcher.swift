@@ -34,11 +34,17 @@
 ///   crashes, nothing is kept, and the drop is reported to the dispatch log with the phase
 ///   ``DispatchEvent/Phase-swift.enum/droppedWithoutStore``.
 public final class Dispatcher: @unchecked Sendable {
-    // Sendable: `mutex` guards `hasLogSubscribers`, `queued` and `logSubscribers`, and is
-    // held for the whole of a dispatch, so a thread that holds it is the dispatching thread
-    // (`Lock` knows its owner, which is how reentrant calls are recognized). `registry` has
-    // its own lock. The mutex-guarded fields skip the runtime's dynamic exclusivity checks,
-    // which would cost more than the rest of a dispatch.
+    // Sendable: `mutex` guards `hasLogSubscribers`, `queued`, `hasQueued` and
+    // `logSubscribers`, and is held for the whole of a dispatch, so a thread that holds it
+    // is the dispatching thread (`Lock` knows its owner, which is how reentrant calls are
+    // recognized). `registry` has its own lock. The mutex-guarded fields skip the runtime's
+    // dynamic exclusivity checks, which would cost more than the rest of a dispatch.
+    //
+    // Words (see Internal/README.md): to *reduce* is to have the live store reduce a state;
+    // a *live instance* is the registered store of a type, if any (looking it up never makes
+    // one); to *instantiate* is to get the live instance or make and register one. A method
+    // named `…Locked` is called with `mutex` held and returns with it held; one named
+    // `…AndUnlock` is called with it held and unlocks it.
 
     /// The dispatcher that ``Storable/instantiate()`` and ``Actionable/invoke(_:)`` use.
     public static let shared = Dispatcher()
@@ -51,8 +57,9 @@ public final class Dispatcher: @unchecked Sendable {
     @usableFromInline
     @exclusivity(unchecked)
     var hasLogSubscribers = false
+    /// The dispatches made while one runs on the dispatching thread, to run after it.
     @exclusivity(unchecked)
-    private var queued = DispatchQueueBuffer()
+    private var queued = FIFO<(Dispatcher) -> Void>()
     /// Whether `queued` holds anything: the common path checks this one flag.
     @usableFromInline
     @exclusivity(unchecked)
@@ -70,13 +77,13 @@ public final class Dispatcher: @unchecked Sendable {
     /// Unregisters every store: later dispatches are dropped until stores are instantiated
     /// again, and the next ``Storable/instantiate()`` of each type makes a new instance.
     public func unregisterAll() {
-        registry.unregisterAll()
+        registry.removeAll()
     }
 
     /// The live instance of `Store`, or a new one. See ``Storable/instantiate()``.
     @inlinable
-    func instance<Store: Storable>(of type: Store.Type) -> Store {
-        registry.liveInstance(of: type) ?? makeInstance(of: type)
+    func instantiate<Store: Storable>(_ type: Store.Type) -> Store {
+        registry.liveInstance(of: type) ?? instantiateHoldingMutex(type)
     }
 
     /// Makes and registers a `Store` (unless another thread just did) holding `mutex`,
@@ -85,15 +92,22 @@ public final class Dispatcher: @unchecked Sendable {
     /// waits for an `init()` on another thread, which might itself be waiting to dispatch.
     /// What `init()` dispatches is queued, and runs once the store is registered.
     @usableFromInline
-    func makeInstance<Store: Storable>(of type: Store.Type) -> Store {
+    func instantiateHoldingMutex<Store: Storable>(_ type: Store.Type) -> Store {
         if mutex.isHeldByCurrentThread {
             // Inside a dispatch (or a store's init) on this thread.
-            return registry.instance(of: type)
+            return instantiateLocked(type)
         }
         mutex.lock()
-        let store = registry.instance(of: type)
-        finishDispatching()
+        let store = instantiateLocked(type)
+        finishDispatchingAndUnlock()
         return store
+    }
+
+    /// The live instance of `Store`, or a new one made and registered. Call with `mutex`
+    /// held; returns with it held.
+    private func instantiateLocked<Store: Storable>(_ type: Store.Type) -> Store {
+        assert(mutex.isHeldByCurrentThread, "Dispatcher.instantiateLocked: mutex not held")
+        return registry.instantiate(type)
     }
 
     /// Dispatches `state` to the live instance of its store. See ``Actionable/invoke(_:)``.
@@ -104,47 +118,52 @@ public final class Dispatcher: @unchecked Sendable {
     func dispatch<State: DispatchState>(_ state: State) {
         if mutex.isHeldByCurrentThread {
             // A dispatch is running on this thread: run this one after it.
-            enqueue(state)
+            enqueueLocked(state)
             return
         }
         mutex.lock()
-        deliver(state)
-        finishDispatching()
+        reduceLocked(state)
+        finishDispatchingAndUnlock()
     }
 
-    /// Reduces `state` in its live store and tells the log. Runs with `mutex` held.
+    /// Reduces `state` in its live store and tells the log. Call with `mutex` held;
+    /// returns with it held.
     @inlinable
-    func deliver<State: DispatchState>(_ state: State) {
+    func reduceLocked<State: DispatchState>(_ state: State) {
+        assert(mutex.isHeldByCurrentThread, "Dispatcher.reduceLocked: mutex not held")
         if _slowPath(hasLogSubscribers) {
-            deliverLogged(state)
+            reduceLoggedLocked(state)
             return
         }
         registry.liveInstance(of: State.RelatedStoreType.self)?.reduce(with: state)
     }
 
-    /// A dispatch made while one runs on this thread (which holds `mutex`): run it after
-    /// the current one.
+    /// Queues a dispatch made while one runs on this thread, to run after the current one.
+    /// Call with `mutex` held; returns with it held.
     @usableFromInline
-    func enqueue<State: DispatchState>(_ state: State) {
-        queued.append { dispatcher in dispatcher.deliver(state) }
+    func enqueueLocked<State: DispatchState>(_ state: State) {
+        assert(mutex.isHeldByCurrentThread, "Dispatcher.enqueueLocked: mutex not held")
+        queued.append { dispatcher in dispatcher.reduceLocked(state) }
         hasQueued = true
     }
 
     /// Lets other threads dispatch, after running what was queued meanwhile, if anything.
-    /// Call with `mutex` held; unlocks.
+    /// Call with `mutex` held; unlocks it.
     @inlinable
-    func finishDispatching() {
+    func finishDispatchingAndUnlock() {
+        assert(mutex.isHeldByCurrentThread, "Dispatcher.finishDispatchingAndUnlock: mutex not held")
         if hasQueued {
-            finishDispatchingLocked()
+            runQueuedAndUnlock()
         } else {
             mutex.unlock()
         }
     }
 
     /// Runs the dispatches queued meanwhile, then lets other threads dispatch. Call with
-    /// `mutex` held; unlocks.
+    /// `mutex` held; unlocks it.
     @usableFromInline
-    func finishDispatchingLocked() {
+    func runQueuedAndUnlock() {
+        assert(mutex.isHeldByCurrentThread, "Dispatcher.runQueuedAndUnlock: mutex not held")
         while let next = queued.popFirst() {
             next(self)
         }
@@ -152,22 +171,26 @@ public final class Dispatcher: @unchecked Sendable {
         mutex.unlock()
     }
 
+    /// Reduces `state` in its live store between two log events, or logs that it was
+    /// dropped. Call with `mutex` held; returns with it held.
     @usableFromInline
-    func deliverLogged<State: DispatchState>(_ state: State) {
+    func reduceLoggedLocked<State: DispatchState>(_ state: State) {
+        assert(mutex.isHeldByCurrentThread, "Dispatcher.reduceLoggedLocked: mutex not held")
         let store = registry.liveInstance(of: State.RelatedStoreType.self)
-        let subscribers = liveLogSubscribers()
+        let subscribers = liveLogSubscribersLocked()
         guard let store else {
-            log(DispatchEvent(phase: .droppedWithoutStore, state: state, store: nil), to: subscribers)
+            log(DispatchEvent(droppedWithoutStore: state), to: subscribers)
             return
         }
-        log(DispatchEvent(phase: .willReduce, state: state, store: store), to: subscribers)
+        log(DispatchEvent(.willReduce, state, in: store), to: subscribers)
         store.reduce(with: state)
-        log(DispatchEvent(phase: .didReduce, state: state, store: store), to: subscribers)
+        log(DispatchEvent(.didReduce, state, in: store), to: subscribers)
     }
 
-    /// The subscribers that are not cleaned; forgets the cleaned ones. Runs with `mutex`
-    /// held.
-    private func liveLogSubscribers() -> [DispatchLogSubscriber] {
+    /// The subscribers that are not cleaned; removes the cleaned ones. Call with `mutex`
+    /// held; returns with it held.
+    private func liveLogSubscribersLocked() -> [DispatchLogSubscriber] {
+        assert(mutex.isHeldByCurrentThread, "Dispatcher.liveLogSubscribersLocked: mutex not held")
         if logSubscribers.contains(where: { $0.isCleaned }) {
             logSubscribers.removeAll { $0.isCleaned }
             hasLogSubscribers = !logSubscribers.isEmpty
@@ -222,32 +245,5 @@ extension Dispatcher {
             return body()
         }
         return mutex.withLock(body)
-    }
-}
-
-/// A dispatch-log subscription. Cleaning it lets go of the handler at once; the
-/// dispatcher forgets the subscription at its next logged dispatch. (Cleaning never waits
-/// for the dispatcher, which is busy while a dispatch runs user code.)
-final class DispatchLogSubscriber: Dust, @unchecked Sendable {
-    // Sendable: `storedHandler` is guarded by the striped mutex for this object.
-    private var storedHandler: (@Sendable (DispatchEvent) -> Void)?
-
-    init(handler: @escaping @Sendable (DispatchEvent) -> Void) {
-        storedHandler = handler
-        super.init()
-    }
-
-    /// The handler, or `nil` once cleaned.
-    var handler: (@Sendable (DispatchEvent) -> Void)? {
-        StripedLocks.mutex(for: self).withLock { storedHandler }
-    }
-
-    override func cleanUp() {
-        let handler = StripedLocks.mutex(for: self).withLock {
-            defer { storedHandler = nil }
-            return storedHandler
-        }
-        // Released outside the lock: its captures may run user deinit code.
-        _ = handler
     }
 }

@@ -79,13 +79,13 @@ extension Storable {
     /// - Returns: The live instance.
     @inlinable
     public static func instantiate() -> Self {
-        Dispatcher.instanceInCurrent(of: Self.self)
+        Dispatcher.instantiateInCurrent(Self.self)
     }
 
     /// Unregisters this instance from ``Dispatcher/current``: later dispatches no longer
     /// reach it, and the next ``instantiate()`` makes a new store. Does nothing if another
     /// instance is registered.
     public func clear() {
-        Dispatcher.current.registry.unregister(self)
+        Dispatcher.current.registry.remove(self)
     }
 }

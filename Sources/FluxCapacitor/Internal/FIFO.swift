@@ -1,68 +1,130 @@
-/// A first-in, first-out queue: appending and taking the first element are O(1), and the
-/// storage is kept for reuse, so a queue that is drained and filled again allocates only
-/// when it grows past its largest size so far.
+/// A first-in, first-out queue: the one type for queued work in FluxCapacitor (the
+/// dispatcher's reentrant dispatches, a mailbox's values, what is handed over to a value
+/// core's round and what waits behind a first value).
 ///
-/// Taken elements leave the storage at once (their slots are emptied), so whoever takes an
-/// element decides where its last release happens: outside a lock, when its `deinit` may
-/// run user code.
-@usableFromInline
+/// A ring buffer: `append` and `popFirst` are O(1), and the storage is reused, so a queue
+/// allocates only when it grows past its largest size so far (an empty one has allocated
+/// nothing). A popped slot is emptied at once, so an element is let go of when it is
+/// taken, not when its slot is reused. `removeAll()` hands every element still waiting to
+/// the caller, which can then release them after unlocking (their deinit may run user
+/// code).
 struct FIFO<Element> {
-    @usableFromInline
-    var slots: [Element?] = []
-    @usableFromInline
-    var head = 0
+    /// The ring: `count` elements from `head` on, wrapping around; every other slot is
+    /// `nil`. Its count is 0 or a power of two.
+    private var slots: ContiguousArray<Element?> = []
+    private var head = 0
+    /// How many elements wait.
+    private(set) var count = 0
 
-    @inlinable
+    /// Makes an empty queue. It allocates nothing until the first `append`.
     init() {}
 
-    /// Whether the queue holds nothing.
-    @inlinable
-    var isEmpty: Bool {
-        head == slots.count
+    /// How many elements fit before the storage grows.
+    var capacity: Int {
+        slots.count
     }
 
-    /// How many elements the queue holds.
-    @inlinable
-    var count: Int {
-        slots.count - head
+    /// Whether no element waits.
+    var isEmpty: Bool {
+        count == 0
     }
 
     /// The element `popFirst()` would take, if any.
-    @inlinable
     var first: Element? {
-        head < slots.count ? slots[head] : nil
+        count > 0 ? slots[head] : nil
     }
 
-    /// Adds `element` at the end.
-    @inlinable
-    mutating func append(_ element: Element) {
-        slots.append(element)
-    }
-
-    /// Takes the first element out, if any. When that empties the queue, its storage is
-    /// reset for reuse.
-    @inlinable
-    mutating func popFirst() -> Element? {
-        guard head < slots.count else { return nil }
-        let element = slots[head].take()
-        head += 1
-        if head == slots.count {
-            slots.removeAll(keepingCapacity: slots.count <= 64)
-            head = 0
+    /// Calls `body` with each waiting element, first first, leaving them in the queue.
+    func forEach(_ body: (Element) throws -> Void) rethrows {
+        for offset in 0..<count {
+            try body(slots[(head &+ offset) & (slots.count &- 1)].unsafelyUnwrapped)
         }
+    }
+
+    /// Puts `element` last.
+    mutating func append(_ element: Element) {
+        if count == slots.count {
+            grow()
+        }
+        slots[(head &+ count) & (slots.count &- 1)] = element
+        count &+= 1
+        _checkInvariants()
+    }
+
+    /// Takes the first element out, or returns `nil` when the queue is empty.
+    mutating func popFirst() -> Element? {
+        guard count > 0 else {
+            return nil
+        }
+        let element = slots[head]
+        slots[head] = nil
+        head = (head &+ 1) & (slots.count &- 1)
+        count &-= 1
+        _checkInvariants()
         return element
     }
 
-    /// Takes every element out, in order (for the caller to let go of outside its lock).
+    /// Takes every waiting element out, first first, keeping the storage for reuse.
+    ///
+    /// - Returns: The elements that were waiting, for the caller to release where it is
+    ///   safe to run their deinit.
     mutating func removeAll() -> [Element] {
-        defer {
-            slots = []
-            head = 0
+        var elements: [Element] = []
+        elements.reserveCapacity(count)
+        while let element = popFirst() {
+            elements.append(element)
         }
-        return slots[head...].map { $0.unsafelyUnwrapped }
+        head = 0
+        return elements
+    }
+
+    /// Doubles the ring (to 4 slots when empty), moving the waiting elements to its start.
+    private mutating func grow() {
+        let capacity = Swift.max(slots.count * 2, 4)
+        var grown = ContiguousArray<Element?>()
+        grown.reserveCapacity(capacity)
+        for offset in 0..<count {
+            grown.append(slots[(head + offset) & (slots.count - 1)])
+        }
+        grown.append(contentsOf: repeatElement(nil, count: capacity - count))
+        slots = grown
+        head = 0
+        _checkInvariants()
     }
 }
 
-// A queue is owned and guarded by whoever holds it; it is never sent anywhere on its own.
-@available(*, unavailable)
-extension FIFO: Sendable {}
+extension FIFO {
+    #if FLUXCAPACITOR_INTERNAL_CHECKS
+    /// Stops with "internal inconsistency" unless the ring is well formed: its size is 0
+    /// or a power of two, `head` and `count` fit in it, the first and last waiting slots
+    /// are filled and the slots just outside them are empty. O(1), like swift-collections'
+    /// `Deque` check, because it runs after every append and pop. Compiled in only with
+    /// `FLUXCAPACITOR_INTERNAL_CHECKS` (see Internal/README.md).
+    func _checkInvariants() {
+        let capacity = slots.count
+        precondition(
+            capacity & (capacity &- 1) == 0,
+            "FIFO: internal inconsistency: \(capacity) slots is not a power of two")
+        precondition(
+            count >= 0 && count <= capacity && (capacity == 0 ? head == 0 : head < capacity),
+            "FIFO: internal inconsistency: head \(head), count \(count), \(capacity) slots")
+        guard capacity > 0 else {
+            return
+        }
+        let mask = capacity &- 1
+        if count > 0 {
+            precondition(
+                slots[head] != nil && slots[(head &+ count &- 1) & mask] != nil,
+                "FIFO: internal inconsistency: a waiting slot is empty (head \(head), count \(count))")
+        }
+        if count < capacity {
+            precondition(
+                slots[(head &+ count) & mask] == nil && slots[(head &+ capacity &- 1) & mask] == nil,
+                "FIFO: internal inconsistency: a free slot is filled (head \(head), count \(count))")
+        }
+    }
+    #else
+    @inline(__always)
+    func _checkInvariants() {}
+    #endif
+}

@@ -9,16 +9,15 @@ import Dispatch
 /// A concurrent queue therefore still sees one call at a time, in order.
 @usableFromInline
 final class Mailbox<Element: Sendable>: @unchecked Sendable {
-    // Sendable: `values`, `head`, `isScheduled` and `isCancelled` are guarded by the
-    // striped mutex for this object.
+    // Sendable: `values`, `isScheduled` and `isDropped` are guarded by the striped mutex
+    // for this object.
     private let target: DispatchQueue?
-    /// Each value with the dispatcher scope it was set in, to bind around the call. A slot
-    /// is emptied as its value is taken, so that the last release of a value happens
-    /// outside the mutex (its deinit may run user code).
-    private var values: [(value: Element, scope: Dispatcher?)?] = []
-    private var head = 0
+    /// Each value with the dispatcher scope it was set in, to bind around the call. A value
+    /// is taken out before the call, so that its last release happens outside the mutex
+    /// (its deinit may run user code).
+    private var values = FIFO<(value: Element, scope: Dispatcher?)>()
     private var isScheduled = false
-    private var isCancelled = false
+    private var isDropped = false
 
     /// A mailbox for `.queue(target)`, or for `.main` when `target` is nil.
     init(target: DispatchQueue?) {
@@ -33,7 +32,7 @@ final class Mailbox<Element: Sendable>: @unchecked Sendable {
     func deliver(_ value: Element, to handler: @escaping @Sendable (Element) -> Void) {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()
-        if isCancelled {
+        if isDropped {
             mutex.unlock()
             return
         }
@@ -55,31 +54,27 @@ final class Mailbox<Element: Sendable>: @unchecked Sendable {
         let mutex = StripedLocks.mutex(for: self)
         while true {
             mutex.lock()
-            guard !isCancelled, head < values.count else {
-                values.removeAll(keepingCapacity: values.count <= 64)
-                head = 0
+            guard !isDropped, let (value, scope) = values.popFirst() else {
+                if values.capacity > 64 {
+                    // Let go of the room a burst needed.
+                    values = FIFO()
+                }
                 isScheduled = false
                 mutex.unlock()
                 return
             }
-            // Filled slots run from `head` to the end.
-            let (value, scope) = values[head]!
-            values[head] = nil
-            head += 1
             mutex.unlock()
             Dispatcher.withScope(scope) { handler(value) }
         }
     }
 
     /// Drops what is waiting; nothing more is delivered.
-    func cancel() {
+    func dropQueued() {
         let dropped = StripedLocks.mutex(for: self).withLock {
-            isCancelled = true
-            defer {
-                values = []
-                head = 0
-            }
-            return values
+            isDropped = true
+            let dropped = values.removeAll()
+            values = FIFO()
+            return dropped
         }
         // Released here, outside the lock: an element's deinit may run user code.
         _ = dropped

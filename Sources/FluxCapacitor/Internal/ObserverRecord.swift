@@ -53,6 +53,6 @@ final class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable
     }
 
     override func dropQueuedDeliveries() {
-        mailbox?.cancel()
+        mailbox?.dropQueued()
     }
 }

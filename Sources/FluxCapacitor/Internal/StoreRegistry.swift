@@ -3,6 +3,10 @@
 /// Keys are `ObjectIdentifier`s of store types, never type names, so two modules may
 /// each have a `Dispatcher.Repository` without meeting here. Stores are held weakly:
 /// the registry never keeps one alive.
+///
+/// Words: a type's *live instance* is its registered store, if any (looking it up never
+/// makes one); to *instantiate* is to get the live instance or make and register one; to
+/// *remove* is to unregister.
 @usableFromInline
 final class StoreRegistry: @unchecked Sendable {
     // Sendable: `mutex` guards `table`. No user code runs while `mutex` is held. `table`
@@ -18,7 +22,7 @@ final class StoreRegistry: @unchecked Sendable {
 
     /// The live instance registered under `key` (the `ObjectIdentifier` of its type).
     @usableFromInline
-    func liveObject(of key: ObjectIdentifier) -> AnyObject? {
+    func liveInstance(of key: ObjectIdentifier) -> AnyObject? {
         mutex.lock()
         defer { mutex.unlock() }
         guard let bucket = table.bucket(of: key) else { return nil }
@@ -29,15 +33,15 @@ final class StoreRegistry: @unchecked Sendable {
     @inlinable
     func liveInstance<Store: Storable>(of type: Store.Type) -> Store? {
         // The registry keeps a `Store` under `Store`'s key, and only that.
-        liveObject(of: ObjectIdentifier(type)).map { unsafeDowncast($0, to: Store.self) }
+        liveInstance(of: ObjectIdentifier(type)).map { unsafeDowncast($0, to: Store.self) }
     }
 
     /// The live instance of `type`, or a new one made with `init()` and registered.
     ///
-    /// Call with the dispatcher's mutex held (see `Dispatcher.makeInstance(of:)`), which
-    /// makes one store at a time. `init()` runs without the registry locked, so it may
-    /// instantiate other stores.
-    func instance<Store: Storable>(of type: Store.Type) -> Store {
+    /// Call only from `Dispatcher.instantiateLocked(_:)`, which holds the dispatcher's
+    /// mutex: that makes one store at a time. `init()` runs without the registry locked, so
+    /// it may instantiate other stores.
+    func instantiate<Store: Storable>(_ type: Store.Type) -> Store {
         let key = ObjectIdentifier(type)
         mutex.lock()
         let bucket = table.bucket(of: key) ?? table.insert(key)
@@ -68,8 +72,8 @@ final class StoreRegistry: @unchecked Sendable {
         return store
     }
 
-    /// Forgets `store` if it is the registered instance of its type.
-    func unregister<Store: Storable>(_ store: Store) {
+    /// Unregisters `store` if it is the registered instance of its type.
+    func remove<Store: Storable>(_ store: Store) {
         // The registered instance is let go of after the unlock: when it is another
         // instance, that release may be its last, and run its deinit.
         var registered: AnyObject?
@@ -84,9 +88,9 @@ final class StoreRegistry: @unchecked Sendable {
         withExtendedLifetime(registered) {}
     }
 
-    /// Forgets every registered store. Stores being made right now are registered when
-    /// their `init()` returns.
-    func unregisterAll() {
+    /// Unregisters every store. Stores being made right now are registered when their
+    /// `init()` returns.
+    func removeAll() {
         mutex.lock()
         for bucket in table.buckets {
             table.setStore(nil, in: bucket)

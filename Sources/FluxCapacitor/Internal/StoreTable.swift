@@ -60,6 +60,7 @@ struct StoreTable {
 
     func setStore(_ store: AnyObject?, in bucket: Int) {
         stores[bucket].object = store
+        _checkInvariants()
     }
 
     /// The thread making the store of `bucket`, or 0.
@@ -69,6 +70,7 @@ struct StoreTable {
 
     mutating func setCreator(_ thread: UInt, in bucket: Int) {
         creators[bucket] = thread
+        _checkInvariants()
     }
 
     /// Adds `type`, which must not be in the table yet, and returns its bucket.
@@ -77,7 +79,9 @@ struct StoreTable {
             grow()
         }
         count += 1
-        return place(Self.key(type), store: WeakStore(), creator: 0)
+        let bucket = place(Self.key(type), store: WeakStore(), creator: 0)
+        _checkInvariants()
+        return bucket
     }
 
     /// The buckets in use.
@@ -125,5 +129,51 @@ struct StoreTable {
         }
         old.stores.deinitialize(count: old.keys.count)
         old.stores.deallocate()
+        _checkInvariants()
     }
+}
+
+extension StoreTable {
+    #if FLUXCAPACITOR_INTERNAL_CHECKS
+    /// Stops with "internal inconsistency" unless the table is well formed: its size is a
+    /// power of two that matches `shift`, at most half full; `count` is the number of used
+    /// buckets; no type is in two buckets; every used bucket is found by probing from its
+    /// type's home bucket (no empty bucket between them); and empty buckets have no
+    /// creator. (Store slots are not read: loading a weak reference retains the store, and
+    /// its release could run a deinit with the registry locked.) Compiled in only with
+    /// `FLUXCAPACITOR_INTERNAL_CHECKS` (see Internal/README.md).
+    func _checkInvariants() {
+        let capacity = keys.count
+        precondition(
+            capacity >= 16 && capacity & (capacity - 1) == 0 && 1 << (64 - shift) == capacity,
+            "StoreTable: internal inconsistency: \(capacity) buckets with shift \(shift)")
+        let used = keys.indices.filter { keys[$0] != 0 }
+        precondition(
+            used.count == count && count * 2 <= capacity,
+            "StoreTable: internal inconsistency: count \(count), \(used.count) buckets used of \(capacity)")
+        precondition(
+            Set(used.map { keys[$0] }).count == used.count,
+            "StoreTable: internal inconsistency: a store type is in two buckets")
+        for index in keys.indices {
+            let key = keys[index]
+            guard key != 0 else {
+                precondition(
+                    creators[index] == 0,
+                    "StoreTable: internal inconsistency: empty bucket \(index) has a creator")
+                continue
+            }
+            var probe = home(of: key)
+            while probe != index {
+                precondition(
+                    keys[probe] != 0,
+                    "StoreTable: internal inconsistency: bucket \(index) is not reachable "
+                        + "from its home bucket \(home(of: key)) (bucket \(probe) is empty)")
+                probe = (probe + 1) & (capacity - 1)
+            }
+        }
+    }
+    #else
+    @inline(__always)
+    func _checkInvariants() {}
+    #endif
 }

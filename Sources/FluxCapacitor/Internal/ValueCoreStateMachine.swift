@@ -175,8 +175,8 @@ struct ValueCoreStateMachine {
     /// The number of observers, joined or joining.
     var observerCount: Int {
         var count = observers.live
-        for join in handedOverJoins.slots[handedOverJoins.head...] {
-            if case .joining = join.unsafelyUnwrapped.observer.place {
+        handedOverJoins.forEach { join in
+            if case .joining = join.observer.place {
                 count += 1
             }
         }
@@ -354,12 +354,12 @@ struct ValueCoreStateMachine {
                 preconditionFailure("FluxCapacitor internal inconsistency: a leaving observer not marked so")
             }
         }
-        var previous: UInt64 = 0
-        for version in handedOverValues.slots[handedOverValues.head...] {
+        if let first = handedOverValues.first {
+            // The versions after it are in order by construction (O(1): this runs at every
+            // event).
             precondition(
-                version.unsafelyUnwrapped > previous && version.unsafelyUnwrapped <= self.version,
-                "FluxCapacitor internal inconsistency: handed-over values out of order")
-            previous = version.unsafelyUnwrapped
+                first <= version && handedOverValues.count <= Int(version),
+                "FluxCapacitor internal inconsistency: a handed-over value ahead of the version")
         }
         for (index, first) in firstDeliveries.enumerated() {
             precondition(

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+@testable import FluxCapacitor
+
+@Suite("Internal checks")
+struct InternalChecksTests {
+    @Test("the checks are compiled in exactly when FLUXCAPACITOR_INTERNAL_CHECKS=1 is set")
+    func flagReachesTheLibrary() {
+        let requested = ProcessInfo.processInfo.environment["FLUXCAPACITOR_INTERNAL_CHECKS"] == "1"
+        #expect(
+            InternalChecks.areEnabled == requested,
+            """
+            FLUXCAPACITOR_INTERNAL_CHECKS is \(requested ? "" : "not ")set to 1 for this test run, \
+            but the library was built \(InternalChecks.areEnabled ? "with" : "without") its checks: \
+            build and test with the same setting.
+            """)
+    }
+}
+
+@Suite("Store table")
+struct StoreTableTests {
+    @Test("the store table finds every type it holds, across growth, and no other")
+    func storeTableFindsEveryKey() {
+        // Objects stand in for store types: a key is an address either way.
+        let objects = (0..<200).map { _ in NSObject() }
+        var table = StoreTable()
+        defer { table.deallocate() }
+        var buckets: [Int] = []
+        for object in objects {
+            #expect(table.bucket(of: ObjectIdentifier(object)) == nil)
+            buckets.append(table.insert(ObjectIdentifier(object)))
+        }
+        #expect(table.count == objects.count)
+        // The last insert grew nothing after it, so its bucket is still where it was put.
+        #expect(table.bucket(of: ObjectIdentifier(objects.last!)) == buckets.last)
+        let found = objects.map { table.bucket(of: ObjectIdentifier($0)) }
+        #expect(found.allSatisfy { $0 != nil })
+        #expect(Set(found.compactMap { $0 }).count == objects.count, "one bucket per type")
+        #expect(table.buckets.count == objects.count)
+        let stranger = NSObject()
+        #expect(table.bucket(of: ObjectIdentifier(stranger)) == nil)
+        table.setStore(objects[0], in: table.bucket(of: ObjectIdentifier(objects[0]))!)
+        #expect(table.store(in: table.bucket(of: ObjectIdentifier(objects[0]))!) === objects[0])
+        table._checkInvariants()
+    }
+}
