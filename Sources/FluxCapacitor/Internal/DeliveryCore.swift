@@ -155,8 +155,10 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
 
     // MARK: Rounds
 
-    /// Calls every observer of `delivery` with `value`, on its queue.
+    /// Calls every observer of `delivery` with `value`, on its queue. Always inlined: as a
+    /// call of its own it cost a dispatch 20 instructions more (callgrind, 399 -> 419).
     @inlinable
+    @inline(__always)
     final func deliverRound(_ value: Element, to delivery: ValueCoreStateMachine.Delivery) {
         if delivery.besideFirstDeliveries {
             deliverRoundBesideFirstDeliveries(value, to: delivery)
