@@ -90,6 +90,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// tells the registrar `didSet` if `lockForUpdate()` returned a bridge.
     @inlinable
     func deliverUpdateAndUnlock(_ observation: Unmanaged<ObservationBridge>?) {
+        assert(lock.isHeldByCurrentThread)
         deliverChangeAndUnlock(storage)
         observation?._withUnsafeGuaranteedRef { $0.didSet() }
     }
