@@ -34,8 +34,7 @@
 ///   crashes, nothing is kept, and the drop is reported to the dispatch log with the phase
 ///   ``DispatchEvent/Phase-swift.enum/droppedWithoutStore``.
 public final class Dispatcher: @unchecked Sendable {
-    // Sendable: `mutex` guards `hasLogSubscribers`, `queued`, `hasQueued` and
-    // `logSubscribers`, and is held for the whole of a dispatch, so a thread that holds it
+    // Sendable: `mutex` guards `hasLogSubscribers`, `queued` and `logSubscribers`, and is held for the whole of a dispatch, so a thread that holds it
     // is the dispatching thread (`Lock` knows its owner, which is how reentrant calls are
     // recognized). `registry` has its own lock. The mutex-guarded fields skip the runtime's
     // dynamic exclusivity checks, which would cost more than the rest of a dispatch.
@@ -58,12 +57,10 @@ public final class Dispatcher: @unchecked Sendable {
     @exclusivity(unchecked)
     var hasLogSubscribers = false
     /// The dispatches made while one runs on the dispatching thread, to run after it.
-    @exclusivity(unchecked)
-    private var queued = FIFO<(Dispatcher) -> Void>()
-    /// Whether `queued` holds anything: the common path checks this one flag.
+    /// (The common path checks only `queued.isEmpty`.)
     @usableFromInline
     @exclusivity(unchecked)
-    var hasQueued = false
+    private(set) var queued = FIFO<(Dispatcher) -> Void>()
     @exclusivity(unchecked)
     private var logSubscribers: [DispatchLogSubscriber] = []
 
@@ -144,7 +141,6 @@ public final class Dispatcher: @unchecked Sendable {
     func enqueueLocked<State: DispatchState>(_ state: State) {
         assert(mutex.isHeldByCurrentThread, "Dispatcher.enqueueLocked: mutex not held")
         queued.append { dispatcher in dispatcher.reduceLocked(state) }
-        hasQueued = true
     }
 
     /// Lets other threads dispatch, after running what was queued meanwhile, if anything.
@@ -152,7 +148,7 @@ public final class Dispatcher: @unchecked Sendable {
     @inlinable
     func finishDispatchingAndUnlock() {
         assert(mutex.isHeldByCurrentThread, "Dispatcher.finishDispatchingAndUnlock: mutex not held")
-        if hasQueued {
+        if !queued.isEmpty {
             runQueuedAndUnlock()
         } else {
             mutex.unlock()
@@ -167,7 +163,6 @@ public final class Dispatcher: @unchecked Sendable {
         while let next = queued.popFirst() {
             next(self)
         }
-        hasQueued = false
         mutex.unlock()
     }
 

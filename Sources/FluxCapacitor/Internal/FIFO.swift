@@ -8,12 +8,14 @@
 /// taken, not when its slot is reused. `removeAll()` hands every element still waiting to
 /// the caller, which can then release them after unlocking (their deinit may run user
 /// code).
+@usableFromInline
 struct FIFO<Element> {
     /// The ring: `count` elements from `head` on, wrapping around; every other slot is
     /// `nil`. Its count is 0 or a power of two.
     private var slots: ContiguousArray<Element?> = []
     private var head = 0
     /// How many elements wait.
+    @usableFromInline
     private(set) var count = 0
 
     /// Makes an empty queue. It allocates nothing until the first `append`.
@@ -25,6 +27,7 @@ struct FIFO<Element> {
     }
 
     /// Whether no element waits.
+    @inlinable
     var isEmpty: Bool {
         count == 0
     }
@@ -128,3 +131,7 @@ extension FIFO {
     func _checkInvariants() {}
     #endif
 }
+
+// A queue is owned and guarded by whoever holds it; it is never sent anywhere on its own.
+@available(*, unavailable)
+extension FIFO: Sendable {}
