@@ -74,12 +74,18 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
         on queue: ExecuteQueue,
         changes: @escaping @Sendable (Element) -> Void
     ) -> Record {
-        let record = Record(
-            link: link, queue: queue, handler: isKeptAliveByObservers ? keepingSelfAlive(changes) : changes)
+        let record = makeRecord(on: queue, changes: changes)
         lock.lock()
         _ = machine.observe(record, wantsFirst: false, thread: ThreadID.current)
         lock.unlock()
         return record
+    }
+
+    /// The observer of `changes` on `queue`, made for a user's `observe`: on a derived core
+    /// (`isKeptAliveByObservers`), its handler holds the core until the observer is cleaned.
+    @inlinable
+    final func makeRecord(on queue: ExecuteQueue, changes: @escaping @Sendable (Element) -> Void) -> Record {
+        Record(link: link, queue: queue, handler: isKeptAliveByObservers ? keepingSelfAlive(changes) : changes)
     }
 
     /// `changes`, holding this core until the observer lets go of it (when cleaned): how an

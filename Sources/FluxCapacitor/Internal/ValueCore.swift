@@ -129,8 +129,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
         ignoreFirst: Bool,
         changes: @escaping @Sendable (Element) -> Void
     ) -> Record {
-        let record = Record(
-            link: link, queue: queue, handler: isKeptAliveByObservers ? keepingSelfAlive(changes) : changes)
+        let record = makeRecord(on: queue, changes: changes)
         lockOrTrap()
         observeAndUnlock(record, wantsFirst: !ignoreFirst)
         return record
