@@ -34,10 +34,11 @@
 ///   crashes, nothing is kept, and the drop is reported to the dispatch log with the phase
 ///   ``DispatchEvent/Phase-swift.enum/droppedWithoutStore``.
 public final class Dispatcher: @unchecked Sendable {
-    // Sendable: `mutex` guards `hasLogSubscribers`, `queued` and `logSubscribers`, and is held for the whole of a dispatch, so a thread that holds it
-    // is the dispatching thread (`Lock` knows its owner, which is how reentrant calls are
-    // recognized). `registry` has its own lock. The mutex-guarded fields skip the runtime's
-    // dynamic exclusivity checks, which would cost more than the rest of a dispatch.
+    // Sendable: `mutex` guards `hasLogSubscribers`, `queued` and `logSubscribers`, and is
+    // held for the whole of a dispatch, so a thread that holds it is the dispatching thread
+    // (`Lock` knows its owner, which is how reentrant calls are recognized). `registry` has
+    // its own lock. The mutex-guarded fields skip the runtime's dynamic exclusivity checks,
+    // which would cost more than the rest of a dispatch.
     //
     // Words (see Internal/README.md): to *reduce* is to have the live store reduce a state;
     // a *live instance* is the registered store of a type, if any (looking it up never makes
