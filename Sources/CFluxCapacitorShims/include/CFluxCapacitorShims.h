@@ -60,15 +60,35 @@ cflux_mutex *_Nullable cflux_mutex_create(void);
 void cflux_mutex_destroy(cflux_mutex *_Nonnull mutex);
 
 /// A number that identifies the calling thread while it runs, never 0, with its lowest
-/// bit clear: the thread pointer where the compiler can read it in one instruction, else
+/// bit clear: the thread pointer on Linux x86_64 and arm64 (one instruction), else
 /// `pthread_self()` (both are aligned addresses).
-static inline uintptr_t cflux_current_thread(void) {
-#if (defined(__x86_64__) || defined(__aarch64__)) && defined(__has_builtin)
+///
+/// The thread pointer is the thread's own control block only on Linux: glibc and musl keep
+/// their `struct pthread` at `%fs:0` (x86_64) and in `TPIDR_EL0` (arm64). Not on Apple:
+/// - arm64 Darwin keeps the CPU number in `TPIDR_EL0`, which `__builtin_thread_pointer()`
+///   reads, and the thread's data in `TPIDRRO_EL0` (Apple's Kernel.framework header
+///   `arm64/machine_machdep.h`: "We cache the current cthread pointer in TPIDRRO_EL0 and the
+///   current CPU number in the low 12 bits of TPIDR_EL0"; xnu `libsyscall/os/tsd.h`,
+///   `_os_cpu_number()`). Read as a thread id it would make two threads on one CPU one
+///   owner, and a thread moved to another CPU a stranger to its own lock.
+/// - x86_64 Apple (Intel Macs, x86_64 simulators) has no `__builtin_thread_pointer()`:
+///   clang stops with "Target OS doesn't support __builtin_thread_pointer() yet".
+/// `pthread_self()` is the thread's own `pthread_t` everywhere (POSIX), a pointer on Darwin
+/// and an address on glibc and musl.
+///
+/// `-DCFLUX_FORCE_PTHREAD_SELF` (`swift test -Xcc -DCFLUX_FORCE_PTHREAD_SELF`) takes the
+/// `pthread_self()` path on Linux too, so that CI runs the whole suite on the path Apple
+/// platforms take.
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__)) \
+    && !defined(CFLUX_FORCE_PTHREAD_SELF) && defined(__has_builtin)
 #if __has_builtin(__builtin_thread_pointer)
-    return (uintptr_t)__builtin_thread_pointer();
-#else
-    return (uintptr_t)pthread_self();
+#define CFLUX_THREAD_ID_IS_THREAD_POINTER 1
 #endif
+#endif
+
+static inline uintptr_t cflux_current_thread(void) {
+#if defined(CFLUX_THREAD_ID_IS_THREAD_POINTER)
+    return (uintptr_t)__builtin_thread_pointer();
 #else
     return (uintptr_t)pthread_self();
 #endif
