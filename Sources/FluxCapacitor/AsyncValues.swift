@@ -44,7 +44,12 @@ public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Yields the values of an ``AsyncValues`` sequence.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncStream<Element>.Iterator
+        // The stream, not one iterator of it: each `next` takes a fresh iterator from it (they
+        // share the stream's one buffer, and one task iterates at a time), a local value the
+        // call may hand to `AsyncStream.Iterator.next()`, which runs off the caller's actor.
+        // Handing it the stored iterator (`self.base`) instead is a Swift 6 region-isolation
+        // error, and `next(isolation:)`, which would not need to, is macOS 15 / iOS 18.
+        let stream: AsyncStream<Element>
         let subscription: Subscription
 
         /// Starts `observe`, which feeds the continuation it is given, and iterates what it
@@ -57,7 +62,7 @@ public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
             let observation = observe(continuation)
             // Cancelling the consuming task ends the stream and lands here.
             continuation.onTermination = { _ in observation.clean() }
-            base = stream.makeAsyncIterator()
+            self.stream = stream
             subscription = Subscription(observation: observation, continuation: continuation)
         }
 
@@ -66,7 +71,7 @@ public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
         ///
         /// - Returns: The next value, or `nil` once the task is cancelled.
         public mutating func next() async -> Element? {
-            await base.next(isolation: #isolation)
+            await next(isolation: #isolation)
         }
 
         /// The next value, waiting for it on `actor`; `nil` once the iterating task is
@@ -75,7 +80,24 @@ public struct AsyncValues<Element: Sendable>: AsyncSequence, Sendable {
         /// - Parameter actor: The actor to wait on: the caller's.
         /// - Returns: The next value, or `nil` once the task is cancelled.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-            await base.next(isolation: actor)
+            // The package supports macOS 14 / iOS 17; `AsyncStream.Iterator.next(isolation:)`
+            // is macOS 15 / iOS 18 / tvOS 18 / watchOS 11 / visionOS 2 (its `@available` in
+            // the standard library's interface). Before those, `next()` waits off the actor
+            // and returns to it, with the same values in the same order.
+            if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+                var base = stream.makeAsyncIterator()
+                return await base.next(isolation: actor)
+            } else {
+                return await nextWithoutIsolation()
+            }
+        }
+
+        /// The path before macOS 15 / iOS 18: `AsyncStream.Iterator.next()`, which waits
+        /// off the caller's actor. (Internal, so that Linux, where the other path is always
+        /// available, tests it too.)
+        mutating func nextWithoutIsolation() async -> Element? {
+            var base = stream.makeAsyncIterator()
+            return await base.next()
         }
     }
 

@@ -137,4 +137,37 @@ struct AsyncValuesTests {
             #expect(own == own.sorted())
         }
     }
+
+    @Test func valuesSetWhileTheConsumerWaitsArriveInOrderWithNoneLostOnAnActor() async {
+        let variable = Variable(0)
+        #expect(await Consumer().take(1_001, from: variable, withoutIsolation: false) == Array(0...1_000))
+    }
+
+    // The path taken before macOS 15 / iOS 18 (`AsyncStream.Iterator.next()`, off the
+    // actor), which Linux would otherwise never run.
+    @Test func valuesSetWhileTheConsumerWaitsArriveInOrderWithNoneLostBeforeIsolatedNext() async {
+        let variable = Variable(0)
+        #expect(await Consumer().take(1_001, from: variable, withoutIsolation: true) == Array(0...1_000))
+    }
+}
+
+/// Takes a variable's values on its own actor while another thread sets them, so that some
+/// `next` calls wait for a value and others find it buffered.
+private actor Consumer {
+    func take(_ count: Int, from variable: Variable<Int>, withoutIsolation: Bool) async -> [Int] {
+        var iterator = variable.values.makeAsyncIterator()
+        var seen: [Int] = []
+        if let first = await iterator.next() {
+            seen.append(first)
+        }
+        DispatchQueue.global().async {
+            for value in 1..<count { variable.value = value }
+        }
+        while seen.count < count {
+            let value = withoutIsolation ? await iterator.nextWithoutIsolation() : await iterator.next()
+            guard let value else { break }
+            seen.append(value)
+        }
+        return seen
+    }
 }
