@@ -90,11 +90,13 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
         }
     ) -> FileStorage {
-        // Foundation always has an answer for the user domain; the home folder is a
-        // last resort that survives reboots, unlike a temporary directory.
+        // Foundation always has an answer for the user domain (on Linux it honours
+        // XDG_DATA_HOME); the home folder (the app's container on iOS, tvOS, watchOS and
+        // visionOS, where `homeDirectoryForCurrentUser` does not exist) is a last resort
+        // that survives reboots, unlike a temporary directory.
         let base =
             FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? FileManager.default.homeDirectoryForCurrentUser
+            ?? URL.homeDirectory
         return FileStorage(
             directory: base.appendingPathComponent(name, isDirectory: true), coalescingInterval: coalescingInterval,
             onError: onError)
@@ -195,7 +197,7 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
                     offset += count
                 }
             }
-            guard fsync(descriptor) == 0 else {
+            guard flushToStorage(descriptor) == 0 else {
                 throw FileStorageError(operation: "flushing to disk", path: temporary)
             }
             guard fstat(descriptor, &written) == 0 else {
@@ -271,7 +273,7 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
         let modifiedNanoseconds: Int
 
         init(_ status: stat) {
-            device = UInt64(status.st_dev)
+            device = UInt64(truncatingIfNeeded: status.st_dev)  // An Int32 on Darwin, may be negative.
             inode = UInt64(status.st_ino)
             size = Int64(status.st_size)
             #if canImport(Darwin)

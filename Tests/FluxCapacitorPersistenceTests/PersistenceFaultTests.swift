@@ -205,13 +205,24 @@ struct PersistenceFaultTests {
         #expect(!error.description.contains("\n"))
     }
 
-    @Test(arguments: [POSIXErrorCode.EROFS, .ENOSPC, .EACCES, .EISDIR, .ENOTDIR])
-    func aFileStorageErrorSaysTheOperationTheFileAndTheErrnoName(_ code: POSIXErrorCode) {
+    // The names are spelled out: on Apple platforms `"\(code)"` of a POSIXErrorCode (an
+    // imported C enum) is not its case's name.
+    @Test(arguments: [
+        (POSIXErrorCode.EROFS, "EROFS"), (.ENOSPC, "ENOSPC"), (.EACCES, "EACCES"), (.EISDIR, "EISDIR"),
+        (.ENOTDIR, "ENOTDIR"), (.EDQUOT, "EDQUOT"), (.EAGAIN, "EAGAIN"),
+    ])
+    func aFileStorageErrorSaysTheOperationTheFileAndTheErrnoName(_ code: POSIXErrorCode, name: String) {
         let error = FileStorageError(operation: "renaming /d/.t.tmp to", path: "/d/favorites.json", code: code)
         #expect(
             error.description
-                == "renaming /d/.t.tmp to /d/favorites.json: \(String(cString: strerror(code.rawValue))) (\(code))")
+                == "renaming /d/.t.tmp to /d/favorites.json: \(String(cString: strerror(code.rawValue))) (\(name))")
         #expect(error.underlyingError.code == code)
+    }
+
+    @Test func anErrnoWithoutANameInTheTableIsGivenByNumber() throws {
+        let code = try #require(POSIXErrorCode(rawValue: EHOSTUNREACH))
+        let error = FileStorageError(operation: "reading", path: "/net/favorites.json", code: code)
+        #expect(error.description.hasSuffix("(errno \(EHOSTUNREACH))"))
     }
 
     @Test func aTypeMismatchSaysWhereAndWhatInWords() throws {
