@@ -23,7 +23,8 @@ let package = Package(
         .library(name: "FluxCapacitorPersistence", targets: ["FluxCapacitorPersistence"]),
         // Helpers for testing stores and actions: an isolated-dispatcher trait for Swift
         // Testing, recorders of dispatches and values, and DispatchTester for exhaustive
-        // tests of actions. (It imports XCTest where it can, to report failures there.)
+        // tests of actions. (It imports XCTest where it can, to report failures there.) For
+        // test targets only: it imports Swift Testing, which app targets cannot link.
         .library(name: "FluxCapacitorTesting", targets: ["FluxCapacitorTesting"]),
         // The example: `swift run repository-search`.
         .executable(name: "repository-search", targets: ["repository-search"]),

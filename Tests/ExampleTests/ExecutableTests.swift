@@ -9,6 +9,11 @@ import Glibc
 import Darwin
 #endif
 
+// Linux only: the program runs as a child process (`Process`: macOS and Linux), and the
+// faults are made with Linux's tools and devices: `/dev/full`, GNU `env --default-signal`,
+// util-linux `setpriv`. (macOS has neither /dev/full nor those options.)
+#if os(Linux)
+
 /// The built `repository-search` program, run as a process: what a user sees when its
 /// output, its signals or its files misbehave.
 @Suite("The program under faults")
@@ -315,3 +320,5 @@ final class Program: @unchecked Sendable {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "repository-search beside the tests"])
     }
 }
+
+#endif

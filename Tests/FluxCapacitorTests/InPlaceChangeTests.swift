@@ -12,6 +12,7 @@ import Testing
 /// `update(_:)` is the atomic read-modify-write.
 @Suite("In-place changes", .isolatedDispatcher)
 struct InPlaceChangeTests {
+    #if os(macOS) || os(Linux)  // exit tests: not on iOS, tvOS, watchOS, visionOS
     @Test func anInPlaceChangeMayAwaitWhileOthersReadTheValue() async {
         // In a child process: before in-place changes stopped holding the variable's lock,
         // this trapped (a task on the same thread) or hung (one on another thread).
@@ -33,7 +34,9 @@ struct InPlaceChangeTests {
             precondition(seen.value == [0, 1], "seen \(seen.value)")
         }
     }
+    #endif
 
+    #if os(macOS) || os(Linux)  // exit tests: not on iOS, tvOS, watchOS, visionOS
     @Test func twoThreadsSwappingTwoValuesInOppositeOrdersBothFinish() async {
         // In a child process: before, each thread held its first value's lock while it
         // waited for the other's, and the two waited for good.
@@ -58,6 +61,7 @@ struct InPlaceChangeTests {
             precondition([1, 2].contains(first.value) && [1, 2].contains(second.value))
         }
     }
+    #endif
 
     @Test func anInPlaceChangeMayReadTheValueItChanges() {
         struct Counter: Sendable {
@@ -106,6 +110,7 @@ struct InPlaceChangeTests {
         #expect(variable.value == 2)
     }
 
+    #if os(macOS) || os(Linux)  // exit tests: not on iOS, tvOS, watchOS, visionOS
     @Test func anUpdateThatReadsTheSameValueStopsWithAMessage() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let variable = Variable(0)
@@ -115,6 +120,7 @@ struct InPlaceChangeTests {
         #expect(message.contains("was read, set or observed while its value was being changed in place"))
         #expect(message.contains("update"))
     }
+    #endif
 }
 
 /// A value whose mutating method suspends in the middle.

@@ -259,6 +259,7 @@ struct RegistryTests {
         #expect(all[0].counter === CounterStore.instantiate())
     }
 
+    #if os(macOS) || os(Linux)  // exit tests: not on iOS, tvOS, watchOS, visionOS
     @Test func aStoreThatInstantiatesItselfFromInitStopsWithAMessageNamingIt() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = SelfInstantiatingStore.instantiate()
@@ -266,6 +267,7 @@ struct RegistryTests {
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("SelfInstantiatingStore.init() led to SelfInstantiatingStore.instantiate()"))
     }
+    #endif
 
     @Test func whatAStoresInitDispatchesIsReducedOnceTheStoreIsRegistered() {
         let counter = CounterStore.instantiate()

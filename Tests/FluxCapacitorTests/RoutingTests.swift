@@ -2,6 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
+// These tests run the Swift compiler in a child process (`Process`), which exists on macOS
+// and Linux only.
+#if os(macOS) || os(Linux)
+
 /// Routing is checked by the compiler: these tests type-check small programs against the
 /// FluxCapacitor module that this test binary was built with.
 @Suite("Compile-time routing")
@@ -117,3 +121,5 @@ struct RoutingTests {
         buildFolder(holding: "Modules/FluxCapacitor.swiftmodule")
     }
 }
+
+#endif
