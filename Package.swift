@@ -1,4 +1,12 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
+
+// Tools version 6.2 (Swift 6.2, Xcode 26) is the oldest this package supports. Since
+// April 28, 2026 App Store Connect takes only apps built with Xcode 26 or later
+// (https://developer.apple.com/news/upcoming-requirements), so every app that can ship has
+// a 6.2 toolchain at least, and 6.2 is what SwiftPM's own rule on unsafe flags in
+// dependencies keys on (swiftlang/swift-package-manager#8951, #8954). apple/swift-log did the
+// same (apple/swift-log#411). Scripts/check-consumer proves that a package depending on a
+// tagged release of this one builds.
 
 import PackageDescription
 
@@ -9,6 +17,17 @@ import PackageDescription
 let internalChecks: [SwiftSetting] =
     Context.environment["FLUXCAPACITOR_INTERNAL_CHECKS"] == "1"
     ? [.define("FLUXCAPACITOR_INTERNAL_CHECKS")] : []
+
+// `FLUXCAPACITOR_EXPLICIT_SENDABLE=1 swift build` warns about every public type that does
+// not say whether it is Sendable (the `ExplicitSendable` warning group, Swift 6.3's compiler
+// and later: swiftlang/swift#85319). CI builds with it, and warnings fail CI.
+// It is off unless asked for, so that it never reaches a package that depends on this one:
+// SwiftPM builds a dependency with `-suppress-warnings`, and SwiftPM 6.2 also passes the
+// dependency's `-Wwarning ExplicitSendable`, which the compiler refuses next to it
+// (swiftlang/swift-testing#1559 gates the same setting for that reason). The flag this
+// replaces, `.unsafeFlags(["-Xfrontend", "-require-explicit-sendable"])`, made every
+// versioned dependency on this package fail to resolve with tools version 6.1.
+let explicitSendable = Context.environment["FLUXCAPACITOR_EXPLICIT_SENDABLE"] == "1"
 
 let package = Package(
     name: "FluxCapacitor",
@@ -100,15 +119,12 @@ where [.executable, .test, .regular].contains(target.type) && !target.name.hasPr
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0409-access-level-on-imports.md
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
-    #if compiler(>=6.2)
     // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0461-async-function-isolation.md
     settings.append(.enableUpcomingFeature("NonisolatedNonsendingByDefault"))
-    #endif
-    #if compiler(>=6.2)
-    // Every public type says whether it is Sendable. (SwiftPM before 6.2 refuses packages
-    // with unsafe flags as dependencies, so older toolchains build without the check.)
-    settings.append(.unsafeFlags(["-Xfrontend", "-require-explicit-sendable"]))
-    #endif
+    if explicitSendable {
+        // Every public type says whether it is Sendable (see `explicitSendable` above).
+        settings.append(.treatWarning("ExplicitSendable", as: .warning))
+    }
 
     target.swiftSettings = settings
 }

@@ -23,7 +23,6 @@ public struct IsolatedDispatcherTrait: TestTrait, SuiteTrait, TestScoping {
     /// Applies to every test of a suite it is attached to.
     public var isRecursive: Bool { true }
 
-    #if compiler(>=6.2)
     /// Runs `function` with a new dispatcher as `Dispatcher.current`.
     ///
     /// - Parameters:
@@ -40,24 +39,6 @@ public struct IsolatedDispatcherTrait: TestTrait, SuiteTrait, TestScoping {
             try await function()
         }
     }
-    #else
-    /// Runs `function` with a new dispatcher as `Dispatcher.current`.
-    ///
-    /// - Parameters:
-    ///   - test: The test or suite the trait is attached to.
-    ///   - testCase: The test case to run, or `nil` for a suite.
-    ///   - function: The test case, run inside the new dispatcher's scope.
-    /// - Throws: What `function` throws.
-    public func provideScope(
-        for test: Test,
-        testCase: Test.Case?,
-        performing function: @Sendable () async throws -> Void
-    ) async throws {
-        try await Dispatcher.withCurrent(Dispatcher()) {
-            try await function()
-        }
-    }
-    #endif
 }
 
 extension Trait where Self == IsolatedDispatcherTrait {

@@ -1,0 +1,38 @@
+// swift-tools-version:6.2
+
+// A package that depends on FluxCapacitor as a user's would: by version, from its
+// repository. Scripts/check-consumer tags a copy of this checkout 1.0.0, puts its file URL in
+// place of FLUXCAPACITOR_URL, and builds, runs and tests this package in the Swift 5 and the
+// Swift 6 language modes. README's and the articles' install samples are lines of this file
+// (DocumentationTests checks it).
+
+import PackageDescription
+
+// The language mode of this package's own code: Scripts/check-consumer sets 5 or 6.
+let languageMode: SwiftLanguageMode =
+    Context.environment["CONSUMER_LANGUAGE_MODE"] == "5" ? .v5 : .v6
+
+let package = Package(
+    name: "Consumer",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    dependencies: [
+        .package(url: "FLUXCAPACITOR_URL", from: "1.0.0")
+    ],
+    targets: [
+        .executableTarget(
+            name: "counter",
+            dependencies: [
+                .product(name: "FluxCapacitor", package: "FluxCapacitor"),
+                .product(name: "FluxCapacitorPersistence", package: "FluxCapacitor"),
+            ]
+        ),
+        .testTarget(
+            name: "CounterTests",
+            dependencies: [
+                "counter",
+                .product(name: "FluxCapacitorTesting", package: "FluxCapacitor"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [languageMode]
+)

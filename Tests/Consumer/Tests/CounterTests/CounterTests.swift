@@ -1,0 +1,40 @@
+import FluxCapacitor
+import FluxCapacitorTesting
+import Foundation
+import Testing
+
+@testable import counter
+
+@Suite(.isolatedDispatcher)
+struct CounterTests {
+    @Test func incrementingThreeTimesCountsThree() {
+        let store = CounterStore.instantiate()
+        CounterAction().increment(times: 3)
+        #expect(store.count.value == 3)
+    }
+
+    @Test func resetDispatchesResetAfterTheIncrements() {
+        let recorder = DispatchRecorder()
+        CounterAction().increment(times: 2)
+        CounterAction().reset()
+        #expect(recorder.states(of: Dispatcher.Counter.self) == [.increment, .increment, .reset])
+    }
+
+    @Test func everyChangeOfTheCountIsAsserted() async {
+        let store = CounterStore.instantiate()
+        let tester = DispatchTester(of: Dispatcher.Counter.self)
+        let count = tester.track(store.count, named: "count")
+        CounterAction().increment(times: 1)
+        await tester.receive(.increment)
+        await count.receive(1)
+    }
+
+    @Test func buildsInTheLanguageModeTheCheckAskedFor() throws {
+        let asked = try #require(ProcessInfo.processInfo.environment["CONSUMER_LANGUAGE_MODE"])
+        #if swift(>=6)
+        #expect(asked == "6")
+        #else
+        #expect(asked == "5")
+        #endif
+    }
+}
