@@ -67,7 +67,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ExampleTests",
-            dependencies: ["RepositorySearchKit", "FluxCapacitorTesting", "TestSupport"]
+            dependencies: ["RepositorySearchKit", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport"]
         ),
         .testTarget(
             name: "MigrationGuideTests",
