@@ -1,14 +1,2 @@
-// The small model and session protocol that the README's quick start assumes the app has.
-
-/// The namespace of the README's GitHub models.
-enum GitHub {
-    /// A repository, as the README's quick start shows it.
-    struct Repository: Sendable, Hashable, Codable {
-        let name: String
-    }
-}
-
-/// What the README's action asks for repositories.
-protocol GitHubSession: Sendable {
-    func repositories(ofUser login: String) async throws -> [GitHub.Repository]
-}
+// What the README's samples assume beyond what they show (its `GitHub` model and
+// `GitHubSession` are a README block, in ReadmeSnippets.swift).
