@@ -22,10 +22,13 @@ import Darwin
 /// Why both: `flock` belongs to an open file description, so two `open`s in one process
 /// do exclude each other on a local disk; but Linux emulates `flock` on NFS with `fcntl`
 /// byte-range locks, which belong to the process, and there two threads of one process
-/// would both hold it (flock(2), "NFS details"). The mutex makes threads exclude each other
-/// wherever the file lies; `flock` then only has to exclude processes. Darwin's `flock(2)`
-/// is the same advisory, whole-file lock ("Locks are on files, not file descriptors";
-/// descriptors from `dup` or `fork` share one).
+/// would both hold it (Linux flock(2), "NFS details"). The mutex makes threads exclude each
+/// other wherever the file lies; `flock` then only has to exclude processes. Darwin's
+/// `flock(2)` (macOS and iOS, <sys/file.h>) is the same advisory, whole-file lock: "Locks
+/// are on files, not file descriptors. That is, file descriptors duplicated through dup(2)
+/// or fork(2) do not result in multiple instances of a lock"
+/// (https://developer.apple.com/library/mac/documentation/Darwin/Reference/ManPages/man2/flock.2.html,
+/// and the iOS manual's copy).
 ///
 /// The lock file stays: deleting it would let a writer that opened the old one and a
 /// writer that made a new one both hold "the" lock.
