@@ -42,6 +42,6 @@ enum EscapedFailures {
         summary.utf8.withContiguousStorageIfAvailable { bytes in
             _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count)
         }
-        _exit(EXIT_FAILURE)
+        _exit(1)  // EXIT_FAILURE
     }
 }
