@@ -87,7 +87,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ExampleTests",
-            dependencies: ["RepositorySearchKit", "FluxCapacitorTesting", "TestSupport"]
+            dependencies: ["RepositorySearchKit", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport"]
         ),
         .testTarget(
             name: "MigrationGuideTests",

@@ -34,7 +34,11 @@ import Darwin
 ///   writer wins, but never silently: before writing over a file that changed since this
 ///   storage last read or wrote it, the storage keeps the other version as
 ///   `favorites.replaced-<date>.json` and reports ``PersistenceError/Kind-swift.enum/replacedChangedFile(keptAs:)``.
-///   Merge the two in your app if it needs to.
+///   Merge the two in your app if it needs to. Writers (threads with storages of their
+///   own, other processes) take turns: each holds an advisory lock on a hidden
+///   `.favorites.json.lock` beside the file (`flock`, which stays there) from comparing the
+///   file's contents with the version it last saw to renaming its own over it, so no
+///   version is written over unseen. ``remove(_:)`` keeps a changed file the same way.
 ///
 /// Errors name the operation, the file and the system's error code
 /// (``FileStorageError``).
@@ -118,6 +122,13 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     public func read(_ slot: String) throws -> Data? {
         let path = try resolvedPath(of: slot)
         removeStaleTemporaryFiles(of: path)
+        let data = try contents(of: path)
+        lock.withLock { fingerprints[slot] = .some(data.map(Fingerprint.init)) }
+        return data
+    }
+
+    /// The bytes of the regular file at `path`, or `nil` if there is none.
+    private func contents(of path: String) throws -> Data? {
         // Not blocking: a FIFO in the file's place must not hang the program.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
@@ -125,7 +136,6 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
             // No file, no directory for it (a file in the way of one), or a name too long
             // to be one: nothing to keep. Writing will say what is wrong.
             if code == ENOENT || code == ENOTDIR || code == ENAMETOOLONG {
-                lock.withLock { fingerprints[slot] = .some(nil) }
                 return nil
             }
             throw FileStorageError(operation: "opening", path: path, code: POSIXErrorCode(rawValue: code))
@@ -153,7 +163,6 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
             }
             data.append(contentsOf: buffer[0..<count])
         }
-        lock.withLock { fingerprints[slot] = Fingerprint(status) }
         return data
     }
 
@@ -180,7 +189,6 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
         guard descriptor >= 0 else {
             throw FileStorageError(operation: "creating the temporary file", path: temporary)
         }
-        var written = stat()
         do {
             defer { close(descriptor) }
             if targetExists, fchmod(descriptor, existing.st_mode & 0o7777) != 0 {
@@ -200,31 +208,32 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
             guard flushToStorage(descriptor) == 0 else {
                 throw FileStorageError(operation: "flushing to disk", path: temporary)
             }
-            guard fstat(descriptor, &written) == 0 else {
-                throw FileStorageError(operation: "reading the status of", path: temporary)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        // Checking the file, keeping another writer's version and renaming over it are one
+        // step for every writer that takes the lock: none renames in between, so none
+        // writes over a version unseen.
+        do {
+            try WriteLock.withLock(of: target) {
+                try keepOtherVersion(of: slot, at: target)
+                guard rename(temporary, target) == 0 else {
+                    throw FileStorageError(operation: "renaming \(temporary) to", path: target)
+                }
+                lock.withLock { fingerprints[slot] = Fingerprint(data) }
             }
         } catch {
             unlink(temporary)
             throw error
         }
-        let keptAs: String?
-        do {
-            keptAs = try keepOtherVersion(of: slot, at: target, existing: targetExists ? existing : nil)
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-        guard rename(temporary, target) == 0 else {
-            let failure = FileStorageError(operation: "renaming \(temporary) to", path: target)
-            unlink(temporary)
-            throw failure
-        }
-        lock.withLock { fingerprints[slot] = Fingerprint(written) }
-        if let keptAs {
-            let notice = PersistenceError(
-                slot: slot, kind: .replacedChangedFile(keptAs: keptAs),
-                reason: "\(target) changed since this program last read or wrote it")
-            lock.withLock { notices[slot, default: []].append(notice) }
+        // The rename is in the folder's entries: flush them too, so that the new name
+        // survives a power cut. Best effort: some filesystems cannot flush a folder, and
+        // the data is already safe under one name or the other.
+        let folderDescriptor = open(folder, O_RDONLY | O_CLOEXEC)
+        if folderDescriptor >= 0 {
+            _ = fsync(folderDescriptor)
+            close(folderDescriptor)
         }
     }
 
@@ -238,10 +247,12 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
         let source = try resolvedPath(of: slot)
         let name = Self.unusedName(in: (source as NSString).deletingLastPathComponent, slot: slot, kind: "corrupt")
         let destination = ((source as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name)
-        guard rename(source, destination) == 0 else {
-            throw FileStorageError(operation: "renaming \(source) to", path: destination)
+        try WriteLock.withLock(of: source) {
+            guard rename(source, destination) == 0 else {
+                throw FileStorageError(operation: "renaming \(source) to", path: destination)
+            }
+            lock.withLock { fingerprints[slot] = .some(nil) }
         }
-        lock.withLock { fingerprints[slot] = .some(nil) }
         return name
     }
 
@@ -251,10 +262,21 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     /// - Throws: ``FileStorageError`` if it is there and cannot be deleted.
     public func remove(_ slot: String) throws {
         let path = try resolvedPath(of: slot)
-        guard unlink(path) == 0 || errno == ENOENT else {
-            throw FileStorageError(operation: "deleting", path: path)
+        var status = stat()
+        guard stat((path as NSString).deletingLastPathComponent, &status) == 0 else {
+            // No folder, so no file: nothing to delete, and nowhere for a lock file.
+            lock.withLock { fingerprints[slot] = .some(nil) }
+            return
         }
-        lock.withLock { fingerprints[slot] = .some(nil) }
+        // Under the write lock, like a write: a version another writer put there since
+        // this storage last saw the file is kept and reported, not deleted unseen.
+        try WriteLock.withLock(of: path) {
+            try keepOtherVersion(of: slot, at: path)
+            guard unlink(path) == 0 || errno == ENOENT else {
+                throw FileStorageError(operation: "deleting", path: path)
+            }
+            lock.withLock { fingerprints[slot] = .some(nil) }
+        }
     }
 
     /// The reports of writes of `slot` that replaced a file changed by another program.
@@ -264,43 +286,48 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
 
     // MARK: Files
 
-    /// What identifies a version of a file: another program's write (a rename) changes it.
+    /// A version of a file, by its contents: its size and a hash of its bytes.
+    ///
+    /// Not the inode and modification time: an inode freed by one rename can be reused
+    /// by the next temporary file, and two writes within a clock tick share a time, so a
+    /// file another writer replaced could look unchanged. Equal contents are the same
+    /// version for the user, whoever wrote them. The hash is Swift's (SipHash, seeded per
+    /// process): fingerprints never leave the process, and two versions of one size
+    /// colliding is a 1 in 2⁶⁴ chance.
     private struct Fingerprint: Equatable {
-        let device: UInt64
-        let inode: UInt64
-        let size: Int64
-        let modified: Int
-        let modifiedNanoseconds: Int
+        let size: Int
+        let hash: Int
 
-        init(_ status: stat) {
-            device = UInt64(truncatingIfNeeded: status.st_dev)  // An Int32 on Darwin, may be negative.
-            inode = UInt64(status.st_ino)
-            size = Int64(status.st_size)
-            #if canImport(Darwin)
-            modified = Int(status.st_mtimespec.tv_sec)
-            modifiedNanoseconds = Int(status.st_mtimespec.tv_nsec)
-            #else
-            modified = Int(status.st_mtim.tv_sec)
-            modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
-            #endif
+        init(_ data: Data) {
+            size = data.count
+            var hasher = Hasher()
+            data.withUnsafeBytes { hasher.combine(bytes: $0) }
+            hash = hasher.finalize()
         }
     }
 
     /// If the slot's file changed since this storage last saw it, links it under a new
-    /// name (so that the rename over it keeps it) and returns that name.
+    /// name (so that the rename over it keeps it), and notes the report for the persisted
+    /// slot. Called under ``WriteLock``.
     ///
     /// - Throws: ``FileStorageError`` if it changed and cannot be kept: then it is not
     ///   written over.
-    private func keepOtherVersion(of slot: String, at target: String, existing: stat?) throws -> String? {
+    private func keepOtherVersion(of slot: String, at target: String) throws {
         guard let known = lock.withLock({ fingerprints[slot] }) else {
-            return nil  // Never read nor written by this storage: nothing to compare with.
+            return  // Never read nor written by this storage: nothing to compare with.
         }
-        guard let existing, known != Fingerprint(existing) else {
-            return nil
+        var existing = stat()
+        guard lstat(target, &existing) == 0 else {
+            return  // No file (or none to reach): nothing to keep.
         }
         // A directory (or a device) put in the file's place is not replaced, so not kept.
         guard existing.st_mode & S_IFMT == S_IFREG else {
-            return nil
+            return
+        }
+        // Unreadable (a permission changed): it cannot be compared, so it is kept.
+        let current = try? contents(of: target)
+        guard current == nil || known != current.map(Fingerprint.init) else {
+            return
         }
         let folder = (target as NSString).deletingLastPathComponent
         let name = Self.unusedName(in: folder, slot: slot, kind: "replaced")
@@ -308,12 +335,20 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
         guard link(target, kept) == 0 else {
             let failure = FileStorageError(
                 operation: "keeping the version another program wrote, as \(kept), of", path: target)
-            if (try? FileManager.default.copyItem(atPath: target, toPath: kept)) != nil {
-                return name
+            guard (try? FileManager.default.copyItem(atPath: target, toPath: kept)) != nil else {
+                throw failure
             }
-            throw failure
+            noteKept(name, of: slot, at: target)
+            return
         }
-        return name
+        noteKept(name, of: slot, at: target)
+    }
+
+    private func noteKept(_ name: String, of slot: String, at target: String) {
+        let notice = PersistenceError(
+            slot: slot, kind: .replacedChangedFile(keptAs: name),
+            reason: "\(target) changed since this program last read or wrote it")
+        lock.withLock { notices[slot, default: []].append(notice) }
     }
 
     /// `slot.<kind>-<date>.json`, or `-2`, `-3`, … if taken.
@@ -382,7 +417,13 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
             let file = (folder as NSString).appendingPathComponent(name)
             var status = stat()
-            if lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, now - Fingerprint(status).modified > 60 {
+            guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
+            #if canImport(Darwin)
+            let modified = Int(status.st_mtimespec.tv_sec)
+            #else
+            let modified = Int(status.st_mtim.tv_sec)
+            #endif
+            if now - modified > 60 {
                 unlink(file)
             }
         }

@@ -41,9 +41,11 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
     /// - Parameters:
     ///   - defaultValue: The value when the slot is empty or unusable.
     ///   - slot: The name of the value in the storage (`favorites` → `favorites.json`).
-    ///   - storage: Where it is kept; `nil` makes an ordinary, unsaved variable.
+    ///   - storage: Where it is kept; `nil`: the ``DefaultStorage`` (and with none, an
+    ///     ordinary variable, which says so on standard error once per slot).
     public convenience init(_ defaultValue: Element, persistedAs slot: String, in storage: (any PersistentStorage)?) {
-        guard let storage else {
+        guard let storage = storage ?? DefaultStorage.current else {
+            DefaultStorage.warnThatNothingStores(slot)
             self.init(defaultValue)
             return
         }
@@ -55,5 +57,22 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
         // variable.
         persister.attach(to: self)
         _ = observe(on: .current, ignoreFirst: true) { _ in persister.offerCurrentValue() }
+    }
+
+    /// Makes a variable persisted as `slot` in the ``DefaultStorage``: the app's, set at
+    /// launch, or the one a test binds. See ``init(_:persistedAs:in:)``.
+    ///
+    /// ```swift
+    /// private let _bookmarks = Variable<[GitHub.Repository]>([], persistedAs: "bookmarks")
+    /// ```
+    ///
+    /// With no default storage when it is made, it is an ordinary variable, and says so on
+    /// standard error (once per slot).
+    ///
+    /// - Parameters:
+    ///   - defaultValue: The value when the slot is empty or unusable.
+    ///   - slot: The name of the value in the storage (`favorites` → `favorites.json`).
+    public convenience init(_ defaultValue: Element, persistedAs slot: String) {
+        self.init(defaultValue, persistedAs: slot, in: nil)
     }
 }

@@ -35,7 +35,9 @@ public import FluxCapacitor
 /// one it names, and those left at the end pass; `.off(showSkipped: true)` lists them.
 ///
 /// **Failures** go to `reporter`: Swift Testing issues at the line of the failing call in
-/// a Swift Testing test, `XCTFail` in an XCTest test (see ``IssueReporter``).
+/// a Swift Testing test, `XCTFail` in an XCTest test (see ``IssueReporter``). None is
+/// lost: a tester that finishes outside the Swift Testing test that made it (let go of in
+/// a detached task, or after the test ended) fails the run and names that test.
 ///
 /// Use a tester from the task that made it.
 public final class DispatchTester<State: DispatchState & Equatable> {

@@ -62,11 +62,32 @@ public struct IssueReporter: Sendable {
     /// Inside a Swift Testing test, ``swiftTesting``; elsewhere, XCTest's `XCTFail` where
     /// XCTest can be imported (Swift Testing's `Issue.record` does not reach XCTest); else
     /// standard error.
+    ///
+    /// A failure is never lost. A tester made in a Swift Testing test that finishes outside
+    /// it (its last reference let go of in a detached task, or after the test ended)
+    /// records its failure as an issue of the run, which fails the run while it lasts,
+    /// writes it to standard error naming the test that made the tester, and makes the
+    /// test process exit with a failure.
     public static var automatic: IssueReporter {
+        // Evaluated where the tester is made (its `init`'s default argument): the test
+        // that made it, to name if the tester outlives it.
+        automatic(madeIn: Test.current.map { $0.displayName ?? $0.name })
+    }
+
+    /// ``automatic``, for a tester made in the test named `maker` (`nil`: outside Swift Testing).
+    static func automatic(madeIn maker: String?) -> IssueReporter {
         IssueReporter(
             failure: { message, location in
                 if Test.current != nil {
                     recordInSwiftTesting(message, at: location, isFailure: true)
+                } else if let maker {
+                    let escaped = """
+                        A DispatchTester made in the test “\(maker)” finished outside it (let go of in a \
+                        detached task, or after the test ended), at \(location.fileID):\(location.line): \(message)
+                        """
+                    // With no current test, Swift Testing records it for the run, while the run lasts.
+                    recordInSwiftTesting(escaped, at: location, isFailure: true)
+                    EscapedFailures.report(escaped)
                 } else {
                     failOutsideSwiftTesting(message, at: location)
                 }

@@ -8,6 +8,7 @@
 
 import FluxCapacitor
 import FluxCapacitorPersistence
+import FluxCapacitorTesting
 import Foundation
 import Testing
 
@@ -147,4 +148,85 @@ func persistenceErrorKindSample(error: PersistenceError) {
     storage.flush()
     #expect(count.value == 1)
     #expect(storage.reportedErrors.map(\.kind) == [.writeFailed])
+}
+
+// MARK: - DefaultStorage
+
+/// The store of `DefaultStorage`'s samples, which persists in the default storage.
+extension Dispatcher {
+    enum Bookmark: DispatchState, Equatable {
+        typealias RelatedStoreType = BookmarkStore
+        typealias RelatedActionType = BookmarkAction
+
+        case add(GitHub.Repository)
+    }
+}
+
+struct BookmarkAction: Actionable, Sendable {
+    typealias DispatchStateType = Dispatcher.Bookmark
+
+    /// An action that adds a bookmark after a pause, for the async sample.
+    func addLater(_ repository: GitHub.Repository) async {
+        await Task.yield()
+        invoke(.add(repository))
+    }
+}
+
+final class BookmarkStore: Storable {
+    typealias DispatchStateType = Dispatcher.Bookmark
+
+    let bookmarks: Constant<[GitHub.Repository]>
+    private let _bookmarks = Variable<[GitHub.Repository]>([], persistedAs: "bookmarks")
+
+    required init() {
+        bookmarks = Constant(_bookmarks)
+    }
+
+    func reduce(with state: Dispatcher.Bookmark) {
+        switch state {
+        case .add(let repository): _bookmarks.value.append(repository)
+        }
+    }
+}
+
+/// Compiled, never run: it sets the process's default storage to the user's real folder.
+func defaultStorageSetSample() {
+    DefaultStorage.set(FileStorage.applicationSupport(named: "MyApp"))
+}
+
+@Suite("DefaultStorage's samples", .isolatedDispatcher)
+struct DefaultStorageSamples {
+    @Test(.isolatedDispatcher) func aBookmarkIsSaved() {
+        let storage = InMemoryStorage()
+        DefaultStorage.withCurrent(storage) {
+            let store = BookmarkStore.instantiate()
+            BookmarkAction().invoke(.add(fluxCapacitor))
+            storage.flush()
+            #expect(store.bookmarks.value == [fluxCapacitor])
+            #expect(storage.writeCount(of: "bookmarks") == 1)
+        }
+    }
+
+    @Test func currentSample() {
+        DefaultStorage.withCurrent(InMemoryStorage()) {
+            if DefaultStorage.current == nil { print("the bookmarks will not be saved") }
+            #expect(DefaultStorage.current != nil)
+        }
+    }
+
+    @Test func withCurrentSample() {
+        let store = DefaultStorage.withCurrent(InMemoryStorage()) { BookmarkStore.instantiate() }
+        DefaultStorage.withCurrent(InMemoryStorage()) {
+            BookmarkAction().invoke(.add(fluxCapacitor))
+        }
+        #expect(store.bookmarks.value == [fluxCapacitor])
+    }
+
+    @Test func asyncWithCurrentSample() async {
+        let store = DefaultStorage.withCurrent(InMemoryStorage()) { BookmarkStore.instantiate() }
+        await DefaultStorage.withCurrent(InMemoryStorage()) {
+            await BookmarkAction().addLater(fluxCapacitor)
+        }
+        #expect(store.bookmarks.value == [fluxCapacitor])
+    }
 }

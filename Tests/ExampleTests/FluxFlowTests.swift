@@ -6,7 +6,7 @@ import Testing
 
 @testable import RepositorySearchKit
 
-@Suite("Flux flows: action → store", .isolatedDispatcher)
+@Suite("Flux flows: action → store", .isolatedDispatcher, .inMemoryStorage)
 struct FluxFlowTests {
     @Test func fetchingUsersRecordsTheQueryThenFetchesAndFillsTheStore() async {
         let page = Sample.page([Sample.user("marty"), Sample.user("marvin")], total: 9, next: "c2")

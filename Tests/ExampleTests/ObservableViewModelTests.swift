@@ -9,7 +9,7 @@ import Testing
 /// What a SwiftUI view of the example would see: the `@Observable` view models read the
 /// stores directly, and a read in a `body` (here, in `withObservationTracking`) is told of
 /// the next change of what it read, and of nothing else.
-@Suite("Observable view models", .isolatedDispatcher)
+@Suite("Observable view models", .isolatedDispatcher, .inMemoryStorage)
 struct ObservableViewModelTests {
     @Test func theSearchScreenIsRedrawnWhenASearchChangesWhatItShows() async {
         let session = MockSession(users: [.success(Sample.page([Sample.user("a")], total: 40))])

@@ -1,4 +1,6 @@
+import FluxCapacitorPersistence
 import Foundation
+import Testing
 
 @testable import RepositorySearchKit
 
@@ -55,5 +57,29 @@ enum Sample {
     static func page<Node>(_ nodes: [Node], total: Int, next: String? = nil) -> GitHub.Page<Node> {
         GitHub.Page(
             nodes: nodes, pageInfo: GitHub.PageInfo(hasNextPage: next != nil, endCursor: next), totalCount: total)
+    }
+}
+
+/// Runs each test with an `InMemoryStorage` of its own as the default storage, so that the
+/// favorites of the stores it makes are saved there (never in the user's folder, never
+/// shared with a test running alongside).
+struct InMemoryStorageTrait: TestTrait, SuiteTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @concurrent @Sendable () async throws -> Void
+    ) async throws {
+        try await DefaultStorage.withCurrent(InMemoryStorage(coalescingInterval: .zero)) {
+            try await function()
+        }
+    }
+}
+
+extension Trait where Self == InMemoryStorageTrait {
+    /// Runs each test with an in-memory default storage of its own.
+    static var inMemoryStorage: Self {
+        InMemoryStorageTrait()
     }
 }

@@ -13,7 +13,7 @@ final class Events: Sendable {
     var values: [ViewEvent] { recorded.value }
 }
 
-@Suite("View models", .isolatedDispatcher)
+@Suite("View models", .isolatedDispatcher, .inMemoryStorage)
 struct ViewModelTests {
     @Test func searchingClearsThenFetchesAndShowsACounter() async {
         let events = Events()

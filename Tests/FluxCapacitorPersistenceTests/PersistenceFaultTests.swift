@@ -334,7 +334,11 @@ struct PersistenceFaultTests {
 
         #expect(errors.value.map(\.kind) == [.writeFailed])
         #expect((errors.value.first?.underlyingError as? FileStorageError)?.code == .EISDIR)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["count.json"])
+        // Nothing copied; the write lock's hidden file stays beside the data.
+        #expect(
+            try Set(FileManager.default.contentsOfDirectory(atPath: directory.path)) == [
+                "count.json", ".count.json.lock",
+            ])
     }
 
     @Test func aWriteKeepsTheFilesPermissions() throws {

@@ -18,6 +18,31 @@ struct InternalChecksTests {
     }
 }
 
+@Suite("Observer slab checks")
+struct ObserverSlabCheckTests {
+    @Test func aSmallSlabIsCheckedWhole() {
+        for count in [0, 1, 63, 64] {
+            #expect(ObserverSlab.slotsToCheck(count: count, live: count) == [0..<count])
+        }
+    }
+
+    /// So that checking stays O(1) per event: cleaning 20,000 observers with the checks on
+    /// costs per observer what cleaning 5,000 does.
+    @Test(arguments: [65, 100, 5_000, 20_000, 1_000_000])
+    func aLargeSlabIsCheckedAtBothEndsAndOneMovingWindowOfAtMost64Slots(count: Int) {
+        var windows: Set<Int> = []
+        for live in [1, 2, 3, count / 2, count - 1, count] {
+            let ranges = ObserverSlab.slotsToCheck(count: count, live: live)
+            #expect(ranges.map(\.count).reduce(0, +) <= ObserverSlab.wholeCheckLimit)
+            #expect(ranges.first?.lowerBound == 0)
+            #expect(ranges.last?.upperBound == count)
+            #expect(ranges.allSatisfy { $0.lowerBound >= 0 && $0.upperBound <= count })
+            windows.insert(ranges[1].lowerBound)
+        }
+        #expect(windows.count > 1, "the middle window moves with the live count")
+    }
+}
+
 @Suite("Store table")
 struct StoreTableTests {
     @Test("the store table finds every type it holds, across growth, and no other")

@@ -125,13 +125,24 @@ struct HistoryAction: Actionable {
     typealias DispatchStateType = Dispatcher.History
 }
 
-let storage = FileStorage.applicationSupport(named: "MyApp")
+/// Compiled, never run: it sets the process's default storage to the user's real folder.
+func setTheAppsStorage() {
+    DefaultStorage.set(FileStorage.applicationSupport(named: "MyApp"))
+}
+
+/// Compiled, never run: it sets the process's default storage.
+func setAStorageInAFolder() {
+    let storage = FileStorage(directory: URL(fileURLWithPath: "/var/lib/my-tool"))
+    DefaultStorage.set(storage)
+    let settings = Variable([String: String](), persistedAs: "settings", in: storage)
+    _ = settings
+}
 
 final class BookmarkStore: Storable {
     typealias DispatchStateType = Dispatcher.Bookmark
 
     let bookmarks: Constant<[GitHub.Repository]>
-    private let _bookmarks = Variable<[GitHub.Repository]>([], persistedAs: "bookmarks", in: storage)
+    private let _bookmarks = Variable<[GitHub.Repository]>([], persistedAs: "bookmarks")
 
     required init() {
         bookmarks = Constant(_bookmarks)
@@ -152,10 +163,8 @@ func installTerminationFlush() {
 final class HistoryStore: Storable {
     typealias DispatchStateType = Dispatcher.History
 
-    @TaskLocal static var storage: (any PersistentStorage)?
-
     let queries: Constant<[String]>
-    private let _queries = Variable<[String]>([], persistedAs: "history", in: HistoryStore.storage)
+    private let _queries = Variable<[String]>([], persistedAs: "history")
 
     required init() {
         queries = Constant(_queries)
@@ -170,7 +179,7 @@ final class HistoryStore: Storable {
 
 @Test(.isolatedDispatcher) func aSearchIsKeptInTheHistory() {
     let storage = InMemoryStorage()
-    HistoryStore.$storage.withValue(storage) {
+    DefaultStorage.withCurrent(storage) {
         let store = HistoryStore.instantiate()
         HistoryAction().invoke(.searched("flux"))
         storage.flush()

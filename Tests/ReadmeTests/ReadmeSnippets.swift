@@ -7,6 +7,16 @@ import FluxCapacitorTesting
 import Observation
 import Testing
 
+enum GitHub {
+    struct Repository: Sendable, Hashable, Codable {
+        let name: String
+    }
+}
+
+protocol GitHubSession: Sendable {
+    func repositories(ofUser login: String) async throws -> [GitHub.Repository]
+}
+
 extension Dispatcher {
     enum Repository: DispatchState, Equatable {
         typealias RelatedStoreType = RepositoryStore

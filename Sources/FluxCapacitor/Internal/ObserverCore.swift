@@ -38,12 +38,15 @@ class ObserverCore: @unchecked Sendable {
     /// Why this is safe without a "tracked" flag that changes clear: a read sets it and
     /// registers with the registrar in one critical section, and a change looks at it in
     /// the critical section that writes the value. The lock orders the two: if the read
-    /// came first, the change sees the bridge and tells the registrar, so a
-    /// `withObservationTracking` that installed its observer after that read hears of the
-    /// change; if the change came first, the read returned the new value, so there was
-    /// nothing to hear of. A flag that each change cleared would be wrong: a change between
-    /// a read and the tracker's install (which Observation does after the read) would
-    /// clear it, and the next change, after the install, would skip the registrar.
+    /// came first, the change sees the bridge and tells the registrar; if the change came
+    /// first, the read returned the new value, so there was nothing to hear of. So the
+    /// registrar is told of every change after the first read, and a tracker hears each
+    /// one made after Observation installed it. Observation installs a tracker after the
+    /// tracked read: a change in between reaches the registrar before the tracker is
+    /// there, and is not heard, as for an `@Observable` class (ObservationSemanticsTests).
+    /// A flag that each change cleared would be worse: a change between a read and the
+    /// install would clear it, and the next change, after the install, would skip the
+    /// registrar too.
     ///
     /// Held retained (released in `deinit`) and used without retaining it again: a change
     /// runs while its caller holds the core, so the bridge outlives the call, and a retain

@@ -100,23 +100,49 @@ struct ObserverSlab {
     }
 
     /// Checks the slab's bookkeeping and that each observer knows its slot: compiled in
-    /// only with `FLUXCAPACITOR_INTERNAL_CHECKS` (see `ValueCoreStateMachine`).
+    /// only with `FLUXCAPACITOR_INTERNAL_CHECKS` (see `ValueCoreStateMachine`). It runs at
+    /// every event of the value core, so it looks at a bounded number of slots
+    /// (``slotsToCheck(count:live:)``): a slab of up to 64 whole, with its live count; a
+    /// larger one at its two ends and one window that moves as observers come and go.
     func _checkInvariants() {
         #if FLUXCAPACITOR_INTERNAL_CHECKS
         precondition(
             0 <= live && live <= count && count <= capacity && (base == nil) == (capacity == 0),
             "FluxCapacitor internal inconsistency: observer slab counts")
         var found = 0
-        for slot in 0..<count {
-            guard let reference = base.unsafelyUnwrapped[slot] else { continue }
-            found += 1
-            let place = reference._withUnsafeGuaranteedRef { $0.place }
-            precondition(
-                place == .inSlab(slot) || place == .leaving(slot),
-                "FluxCapacitor internal inconsistency: an observer in slot \(slot) thinks it is \(place)")
+        for range in Self.slotsToCheck(count: count, live: live) {
+            for slot in range {
+                guard let reference = base.unsafelyUnwrapped[slot] else { continue }
+                found += 1
+                let place = reference._withUnsafeGuaranteedRef { $0.place }
+                precondition(
+                    place == .inSlab(slot) || place == .leaving(slot),
+                    "FluxCapacitor internal inconsistency: an observer in slot \(slot) thinks it is \(place)")
+            }
         }
-        precondition(found == live, "FluxCapacitor internal inconsistency: \(found) observers, \(live) counted")
+        precondition(
+            count > Self.wholeCheckLimit || found == live,
+            "FluxCapacitor internal inconsistency: \(found) observers, \(live) counted")
         #endif
+    }
+
+    /// The most slots `_checkInvariants()` looks at.
+    static let wholeCheckLimit = 64
+
+    /// The slots `_checkInvariants()` looks at, at most ``wholeCheckLimit`` of them: all of
+    /// a slab of up to that many; else its first and last slots (where appends, removals
+    /// and compaction work) and a window placed by the live count, which moves as
+    /// observers come and go, so that a long run looks at every part of the slab.
+    static func slotsToCheck(count: Int, live: Int) -> [Range<Int>] {
+        guard count > wholeCheckLimit else {
+            return [0..<count]
+        }
+        let window = wholeCheckLimit / 4
+        let head = 0..<window
+        let tail = (count - window)..<count
+        // Between the two ends: a start in window ..< count - 2 * window.
+        let start = window + (live &* 7_919) % (count - 3 * window + 1)
+        return [head, start..<(start + 2 * window), tail]
     }
 
     @usableFromInline

@@ -349,7 +349,9 @@ struct ValueCoreStateMachine {
         precondition(
             state != 0 || (!handedOver && leftDuringRound.isEmpty && leftBeforeJoining.isEmpty),
             "FluxCapacitor internal inconsistency: work left over with no round running")
-        for observer in handedOverLeaves {
+        // Bounded, as everything here (it runs at every event): the first and the last
+        // leaving observers, and first deliveries while there are few.
+        for observer in handedOverLeaves.prefix(8) + handedOverLeaves.suffix(8) {
             guard case .leaving = observer.place else {
                 preconditionFailure("FluxCapacitor internal inconsistency: a leaving observer not marked so")
             }
@@ -361,7 +363,7 @@ struct ValueCoreStateMachine {
                 first <= version && handedOverValues.count <= Int(version),
                 "FluxCapacitor internal inconsistency: a handed-over value ahead of the version")
         }
-        for (index, first) in firstDeliveries.enumerated() {
+        for (index, first) in firstDeliveries.prefix(16).enumerated() {
             precondition(
                 first.queued >= 0 && !firstDeliveries[..<index].contains { $0.observer == first.observer },
                 "FluxCapacitor internal inconsistency: first deliveries")

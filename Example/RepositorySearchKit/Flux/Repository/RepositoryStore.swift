@@ -5,11 +5,6 @@ import FluxCapacitorPersistence
 final class RepositoryStore: Storable {
     typealias DispatchStateType = Dispatcher.Repository
 
-    /// Where the favorites are saved, for the stores made in this scope: the program binds
-    /// a file storage; by default (tests) they are not saved. A task-local, because a
-    /// store's `init()` takes no arguments.
-    @TaskLocal static var favoritesStorage: (any PersistentStorage)?
-
     let isRepositoryFetching: Constant<Bool>
     private let _isRepositoryFetching = Variable(false)
 
@@ -28,9 +23,10 @@ final class RepositoryStore: Storable {
     let totalCount: Constant<Int>
     private let _totalCount = Variable(0)
 
+    /// Saved in the default storage: the program's files (`DefaultStorage.withCurrent` around
+    /// its run), a test's `InMemoryStorage`.
     let favorites: Constant<[GitHub.Repository]>
-    private let _favorites = Variable<[GitHub.Repository]>(
-        [], persistedAs: "favorites", in: RepositoryStore.favoritesStorage)
+    private let _favorites = Variable<[GitHub.Repository]>([], persistedAs: "favorites")
 
     let lastError: Constant<GitHubError?>
     private let _lastError = Variable<GitHubError?>(nil)

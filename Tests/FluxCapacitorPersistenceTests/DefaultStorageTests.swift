@@ -1,0 +1,79 @@
+import FluxCapacitor
+import FluxCapacitorPersistence
+import FluxCapacitorTesting
+import Foundation
+import Testing
+
+/// A persisted value made with no storage of its own is saved to the default storage, or,
+/// with none at all, says so: never silently unsaved.
+@Suite("The default storage", .isolatedDispatcher)
+struct DefaultStorageTests {
+    @Test func aValueMadeWithNoStorageIsSavedToTheOneTheTestBinds() {
+        let storage = InMemoryStorage(coalescingInterval: .zero)
+        DefaultStorage.withCurrent(storage) {
+            let variable = Variable(0, persistedAs: "count")
+            variable.value = 3
+            storage.flush()
+        }
+        #expect(storage.contents(of: "count") == Data("3".utf8))
+    }
+
+    @Test func aValueGivenANilStorageIsSavedToTheDefaultToo() {
+        let storage = InMemoryStorage(coalescingInterval: .zero)
+        let variable = DefaultStorage.withCurrent(storage) {
+            Variable([String](), persistedAs: "names", in: nil)
+        }
+        variable.value = ["marty"]
+        storage.flush()
+        let saved = storage.contents(of: "names").flatMap { try? JSONDecoder().decode([String].self, from: $0) }
+        #expect(saved == ["marty"])
+    }
+
+    @Test func theStorageIsTheOneBoundWhenTheValueIsMadeNotWhenItChanges() {
+        let first = InMemoryStorage(coalescingInterval: .zero)
+        let second = InMemoryStorage(coalescingInterval: .zero)
+        let variable = DefaultStorage.withCurrent(first) { Variable(0, persistedAs: "count") }
+        DefaultStorage.withCurrent(second) {
+            variable.value = 1
+        }
+        first.flush()
+        second.flush()
+        #expect(first.contents(of: "count") == Data("1".utf8))
+        #expect(second.contents(of: "count") == nil)
+    }
+
+    /// The app sets its storage once; values made anywhere later (a detached task, another
+    /// thread) use it. In a process of its own, which the setting is for.
+    @Test func theAppsStorageSetAtLaunchSavesValuesMadeAnywhereLater() async {
+        await #expect(processExitsWith: .success) {
+            let storage = InMemoryStorage(coalescingInterval: .zero)
+            DefaultStorage.set(storage)
+            let variable = await Task.detached { Variable(0, persistedAs: "count") }.value
+            variable.value = 7
+            storage.flush()
+            guard storage.contents(of: "count") == Data("7".utf8) else { exit(EXIT_FAILURE) }
+        }
+    }
+
+    /// With no storage at all, the value works unsaved and says so on standard error, once
+    /// per slot.
+    @Test func aValueMadeWithNoStorageAtAllSaysSoOncePerSlot() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            let first = Variable(0, persistedAs: "count")
+            let second = Variable(0, persistedAs: "count")
+            let other = Variable("", persistedAs: "name")
+            first.value = 1
+            guard first.value == 1, second.value == 0, other.value.isEmpty else { exit(EXIT_FAILURE) }
+        }
+        let warnings = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+            .split(separator: "\n").filter { $0.hasPrefix("warning:") }
+        #expect(warnings.count == 2, "once per slot: \(warnings)")
+        #expect(
+            warnings.first
+                == """
+                warning: the value persisted as "count" was made with no storage, so its changes are not saved. \
+                Set the app's storage at launch, before making stores: \
+                DefaultStorage.set(FileStorage.applicationSupport(named: "MyApp")).
+                """)
+    }
+}
