@@ -160,4 +160,42 @@ static inline bool cflux_atomic_word_compare_exchange(
         &word->value, &expected, desired, memory_order_acq_rel, memory_order_acquire);
 }
 
+// MARK: The store registry's words
+
+/// A relaxed atomic load of a word that Swift allocated (`__atomic` builtins work on plain
+/// memory, and ThreadSanitizer sees them). The store registry's table keeps each store in a
+/// word that `clear()` writes under the registry's lock while a dispatch reads it under the
+/// dispatcher's.
+static inline uintptr_t cflux_word_load_relaxed(const uintptr_t *_Nonnull word) {
+    return __atomic_load_n(word, __ATOMIC_RELAXED);
+}
+
+/// A relaxed atomic store to a word that Swift allocated.
+static inline void cflux_word_store_relaxed(uintptr_t *_Nonnull word, uintptr_t value) {
+    __atomic_store_n(word, value, __ATOMIC_RELAXED);
+}
+
+// MARK: Swift runtime entry points
+
+// Functions of the Swift runtime (libswiftCore), with the C calling convention, declared
+// as swift/include/swift/Runtime/HeapObject.h declares them (pointers to `HeapObject` as
+// `void *`). They are part of the runtime's stable ABI on Apple platforms and exported on
+// Linux. The store registry uses them for native Swift objects only: objects whose
+// reference counts the Swift runtime keeps (on Apple platforms, not subclasses of
+// NSObject; see StoreTable.swift).
+
+/// Adds one to the strong reference count of a native Swift object unless its deinit has
+/// begun; returns the object if it did, else NULL. (What a weak reference's load does,
+/// without the weak reference's side table.)
+extern void *_Nullable swift_tryRetain(void *_Nonnull object);
+
+/// Adds one to the unowned reference count of a native Swift object: its memory (not its
+/// life) lasts until the matching `swift_unownedRelease`, so `swift_tryRetain` stays safe
+/// to call on it after its deinit. (Newer runtimes return the object; declared `void`, which
+/// fits either.)
+extern void swift_unownedRetain(void *_Nonnull object);
+
+/// Takes one from the unowned reference count; the last one frees a deinitialized object.
+extern void swift_unownedRelease(void *_Nonnull object);
+
 #endif
