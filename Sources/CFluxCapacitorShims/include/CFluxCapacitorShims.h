@@ -27,6 +27,22 @@ static inline void cflux_mark_scopes_used(void) {
     atomic_store_explicit(&cflux_scopes_used_flag, true, memory_order_relaxed);
 }
 
+// MARK: The shared dispatcher
+
+/// `Dispatcher.shared`, once it has been made and published; NULL before.
+extern _Atomic(void *_Nullable) cflux_shared_dispatcher_pointer;
+
+/// The published `Dispatcher.shared`, or NULL. Acquire, so that a reader sees the
+/// dispatcher the publishing thread made.
+static inline void *_Nullable cflux_shared_dispatcher(void) {
+    return atomic_load_explicit(&cflux_shared_dispatcher_pointer, memory_order_acquire);
+}
+
+/// Publishes `Dispatcher.shared` (which lives as long as the process).
+static inline void cflux_publish_shared_dispatcher(void *_Nonnull dispatcher) {
+    atomic_store_explicit(&cflux_shared_dispatcher_pointer, dispatcher, memory_order_release);
+}
+
 // MARK: A mutex that knows its owner
 
 /// A small mutex that records the thread holding it, so that a thread can ask "do I hold
