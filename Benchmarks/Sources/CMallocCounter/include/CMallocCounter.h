@@ -11,4 +11,12 @@ size_t cbench_malloc_count(void);
 /// malloc's header and rounding); 0 where there is no mallinfo2.
 size_t cbench_heap_bytes(void);
 
+/// Starts recording the requested sizes of the next allocations (up to 64), for
+/// `MemoryCounts --sizes`.
+void cbench_record_sizes(void);
+
+/// How many sizes were recorded, and the one at `index`.
+size_t cbench_recorded_count(void);
+size_t cbench_recorded_size(size_t index);
+
 #endif
