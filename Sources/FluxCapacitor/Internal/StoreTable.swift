@@ -158,12 +158,19 @@ struct StoreTable {
 ///   reference, this makes no side table, so every retain and release of the store stays on
 ///   the runtime's fast path, and a load is one compare-and-swap.
 /// - On Apple platforms, for a store whose class descends from `NSObject`: the address of
-///   a ``WeakStoreBox`` with bit 0 set, which the table holds strongly. Such an object's
-///   reference counts are kept by the Objective-C runtime, not in the Swift header that
-///   `swift_tryRetain` and `swift_unownedRetain` work on ("Swift classes that are
-///   subclasses of NSObject are Objective-C classes themselves": Apple, "Using Objective-C
-///   Runtime Features in Swift"), so those stores are held by a weak reference, which
-///   Swift implements for any object (`swift_unknownObjectWeak…`).
+///   a ``WeakStoreBox`` with bit 0 set, which the table holds strongly. Such a store is not
+///   a native Swift object: Swift retains and releases it through the Objective-C runtime
+///   (the runtime's `swift_unknownObject…` entry points, "for an object which might not be
+///   a native Swift object", swift/include/swift/Runtime/HeapObject.h), and `NSObject`
+///   keeps its own counts and weak-reference machinery (`retain`, `release`,
+///   `allowsWeakReference()`, `retainWeakReference()` in Apple's ObjectiveC reference), so
+///   `swift_tryRetain` and `swift_unownedRetain`, which work on the native object header,
+///   must never see one. A weak reference works for any object.
+///
+/// (apple-check cannot see the `canImport(ObjectiveC)` branches here: its stand-in SDK has
+/// no Objective-C. They call `object_getClass(_ obj: Any?) -> AnyClass?` and
+/// `class_getSuperclass(_ cls: AnyClass?) -> AnyClass?` as Apple's ObjectiveC reference
+/// declares them, available since macOS 10.5 and iOS 2.)
 struct StoreWord: Equatable {
     let bits: UInt
 
