@@ -2,44 +2,33 @@
 
 import PackageDescription
 
-// A package of its own, so that the library stays free of dependencies.
+// A package of its own, so that the library stays free of dependencies; it depends on
+// FluxCapacitor alone, so that `Benchmarks/instructions` builds offline. The wall-clock
+// suite, which compares with peers (OpenCombine) through package-benchmark, is the package
+// in WallClock/, which depends on this one.
 let package = Package(
     name: "FluxCapacitorBenchmarks",
     platforms: [.macOS(.v14)],
+    products: [
+        // The workloads, for the wall-clock suite in WallClock/.
+        .library(name: "Workloads", targets: ["Workloads"])
+    ],
     dependencies: [
-        .package(name: "FluxCapacitor", path: ".."),
-        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
-        .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
-        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.4"),
+        .package(name: "FluxCapacitor", path: "..")
     ],
     targets: [
-        // The workloads and their contenders (FluxCapacitor, a hand-written baseline, OpenCombine).
+        // The workloads and their contenders (FluxCapacitor and a hand-written baseline).
         .target(
             name: "Workloads",
-            dependencies: [
-                .product(name: "FluxCapacitor", package: "FluxCapacitor"),
-                .product(name: "OpenCombine", package: "OpenCombine"),
-            ]
+            dependencies: [.product(name: "FluxCapacitor", package: "FluxCapacitor")]
         ),
-        // The package-benchmark suite that measures them.
-        .executableTarget(
-            name: "FluxCapacitorBenchmarks",
-            dependencies: [
-                "Workloads",
-                .product(name: "Benchmark", package: "benchmark"),
-            ],
-            path: "Benchmarks/FluxCapacitorBenchmarks",
-            plugins: [
-                .plugin(name: "BenchmarkPlugin", package: "benchmark")
-            ]
-        ),
-        // Reads a run's exported histograms and prints the comparison table.
-        .executableTarget(
-            name: "BenchmarkReport",
-            dependencies: [
-                "Workloads",
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
-            ]
-        ),
+        // `Benchmarks/instructions`: runs each workload under callgrind and prints
+        // instructions per operation, bytes and mallocs per object, and the budgets.
+        .executableTarget(name: "InstructionCounts", dependencies: ["Workloads"]),
+        // Counts mallocs by interposing malloc, for MemoryCounts only.
+        .target(name: "CMallocCounter"),
+        // Measures the heap bytes and mallocs of one memory workload (run by
+        // InstructionCounts, natively, not under valgrind).
+        .executableTarget(name: "MemoryCounts", dependencies: ["Workloads", "CMallocCounter"]),
     ]
 )

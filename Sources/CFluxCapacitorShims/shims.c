@@ -4,6 +4,8 @@
 
 atomic_bool cflux_scopes_used_flag = false;
 
+_Atomic(void *) cflux_shared_dispatcher_pointer = NULL;
+
 cflux_mutex *cflux_mutex_create(void) {
     cflux_mutex *mutex = malloc(sizeof(cflux_mutex));
     if (mutex == NULL) {

@@ -50,9 +50,9 @@ public final class Dispatcher: @unchecked Sendable {
     public static let shared = Dispatcher()
 
     @usableFromInline
-    let registry = StoreRegistry()
+    let registry: StoreRegistry
     @usableFromInline
-    let mutex = Lock()
+    let mutex: Lock
     /// Whether `logSubscribers` is not empty: the common path checks this one flag.
     @usableFromInline
     @exclusivity(unchecked)
@@ -66,7 +66,13 @@ public final class Dispatcher: @unchecked Sendable {
     private var logSubscribers: [DispatchLogSubscriber] = []
 
     /// Makes a dispatcher with a registry of its own, empty.
-    public init() {}
+    public init() {
+        let mutex = Lock()
+        self.mutex = mutex
+        // A dispatch reads the registry's table with this mutex held and no lock of the
+        // registry's (see StoreRegistry).
+        registry = StoreRegistry(dispatcherMutex: mutex)
+    }
 
     deinit {
         mutex.deallocate()
@@ -133,7 +139,7 @@ public final class Dispatcher: @unchecked Sendable {
             reduceLoggedLocked(state)
             return
         }
-        registry.liveInstance(of: State.RelatedStoreType.self)?.reduce(with: state)
+        registry.liveInstanceDispatching(of: State.RelatedStoreType.self)?.reduce(with: state)
     }
 
     /// Queues a dispatch made while one runs on this thread, to run after the current one.
@@ -172,7 +178,7 @@ public final class Dispatcher: @unchecked Sendable {
     @usableFromInline
     func reduceLoggedLocked<State: DispatchState>(_ state: State) {
         assert(mutex.isHeldByCurrentThread, "Dispatcher.reduceLoggedLocked: mutex not held")
-        let store = registry.liveInstance(of: State.RelatedStoreType.self)
+        let store = registry.liveInstanceDispatching(of: State.RelatedStoreType.self)
         let subscribers = liveLogSubscribersLocked()
         guard let store else {
             log(DispatchEvent(droppedWithoutStore: state), to: subscribers)

@@ -65,8 +65,29 @@ struct StoreTableTests {
         #expect(table.buckets.count == objects.count)
         let stranger = NSObject()
         #expect(table.bucket(of: ObjectIdentifier(stranger)) == nil)
-        table.setStore(objects[0], in: table.bucket(of: ObjectIdentifier(objects[0]))!)
-        #expect(table.store(in: table.bucket(of: ObjectIdentifier(objects[0]))!) === objects[0])
+        let store = Probe()
+        let bucket = table.bucket(of: ObjectIdentifier(objects[0]))!
+        #expect(table.exchangeWord(StoreWord(registering: store), in: bucket) == .none)
+        #expect(table.word(in: bucket).liveStore() === store)
+        #expect(table.word(in: bucket).registers(store))
+        #expect(!table.word(in: bucket).registers(Probe()))
+        table.exchangeWord(.none, in: bucket).letGo()
+        #expect(table.word(in: bucket).liveStore() == nil)
         table._checkInvariants()
+    }
+
+    private final class Probe {}
+
+    @Test("a registration loads its store while the store lives, and nothing once it is gone")
+    func registrationFollowsTheStoreLife() {
+        var store: Probe? = Probe()
+        let word = StoreWord(registering: store!)
+        weak let watcher = store
+        #expect(word.liveStore() === store)
+        store = nil
+        // The registration keeps the store's memory, never its life.
+        #expect(watcher == nil)
+        #expect(word.liveStore() == nil)
+        word.letGo()
     }
 }

@@ -24,6 +24,22 @@ public struct Workload: Sendable {
     /// The target this workload is checked against, in words, for the report.
     public let target: String
 
+    init(
+        id: String, title: String, operation: String, iterationsPerSample: Int, operationsPerIteration: Int,
+        contenders: [Contender], target: String,
+        fluxCapacitor: @escaping @Sendable () -> any Runner, baseline: @escaping @Sendable () -> any Runner
+    ) {
+        self.id = id
+        self.title = title
+        self.operation = operation
+        self.iterationsPerSample = iterationsPerSample
+        self.operationsPerIteration = operationsPerIteration
+        self.contenders = contenders
+        self.target = target
+        self.makeFluxCapacitor = fluxCapacitor
+        self.makeBaseline = baseline
+    }
+
     /// How many operations one sample does: what the report divides medians by.
     public var operationsPerSample: Int { iterationsPerSample * operationsPerIteration }
 
@@ -33,11 +49,19 @@ public struct Workload: Sendable {
     }
 
     /// Makes a ready-to-run contender; the benchmark calls `run(iterations:)` per sample.
+    /// Peers (OpenCombine) are made by the wall-clock suite (`PeerWorkloads` in WallClock/),
+    /// so that this package depends on FluxCapacitor alone.
     public func makeRunner(_ contender: Contender) -> any Runner {
-        make(contender)
+        switch contender {
+        case .fluxCapacitor: makeFluxCapacitor()
+        case .baseline: makeBaseline()
+        case .openCombine:
+            preconditionFailure("Workload.makeRunner: the benchmarks package makes no peer; use PeerWorkloads")
+        }
     }
 
-    let make: @Sendable (Contender) -> any Runner
+    let makeFluxCapacitor: @Sendable () -> any Runner
+    let makeBaseline: @Sendable () -> any Runner
 }
 
 /// A contender set up for a workload. `run(iterations:)` does `iterations` runs of the
@@ -57,133 +81,79 @@ public enum Catalog {
             iterationsPerSample: 1_000, operationsPerIteration: 1,
             contenders: Contender.allCases,
             target: "≤ 3.8× baseline, 0 mallocs, faster than OpenCombine",
-            make: { contender in
-                switch contender {
-                case .fluxCapacitor: FluxDispatch()
-                case .baseline: BaselineDispatch()
-                case .openCombine: CombineSend()
-                }
-            }),
+            fluxCapacitor: { FluxDispatch() },
+            baseline: { BaselineDispatch() }),
         Workload(
             id: "set", title: "Variable set, 1 observer", operation: "set",
             iterationsPerSample: 1_000, operationsPerIteration: 1,
             contenders: Contender.allCases,
             target: "≤ 1.4× baseline, 0 mallocs",
-            make: { contender in
-                switch contender {
-                case .fluxCapacitor: FluxSet()
-                case .baseline: BaselineSet()
-                case .openCombine: CombineSend()
-                }
-            }),
+            fluxCapacitor: { FluxSet() },
+            baseline: { BaselineSet() }),
         Workload(
             id: "dispatchOfReadValue", title: "dispatch, 1 observer, value read via .value",
             operation: "dispatch",
             iterationsPerSample: 1_000, operationsPerIteration: 1,
             contenders: Contender.allCases,
             target: "(context for set of a read value)",
-            make: { contender in
-                switch contender {
-                case .fluxCapacitor: FluxDispatch(readThroughValue: true)
-                case .baseline: BaselineDispatch()
-                case .openCombine: CombineSend()
-                }
-            }),
+            fluxCapacitor: { FluxDispatch(readThroughValue: true) },
+            baseline: { BaselineDispatch() }),
         Workload(
             id: "setOfReadValue", title: "Variable set, 1 observer, value read via .value",
             operation: "set",
             iterationsPerSample: 1_000, operationsPerIteration: 1,
             contenders: Contender.allCases,
             target: "≤ 6× baseline, 0 mallocs",
-            make: { contender in
-                switch contender {
-                case .fluxCapacitor: FluxSet(readThroughValue: true)
-                case .baseline: BaselineSet()
-                case .openCombine: CombineSend()
-                }
-            }),
+            fluxCapacitor: { FluxSet(readThroughValue: true) },
+            baseline: { BaselineSet() }),
         Workload(
             id: "notify3000", title: "notify 3,000 observers", operation: "round",
             iterationsPerSample: 10, operationsPerIteration: 1,
             contenders: Contender.allCases,
             target: "≤ 1.5× baseline, 0 mallocs",
-            make: { contender in
-                switch contender {
-                case .fluxCapacitor: FluxNotify(observers: 3_000)
-                case .baseline: BaselineNotify(observers: 3_000)
-                case .openCombine: CombineNotify(observers: 3_000)
-                }
-            }),
+            fluxCapacitor: { FluxNotify(observers: 3_000) },
+            baseline: { BaselineNotify(observers: 3_000) }),
         Workload(
             id: "send", title: "send, 1 observer", operation: "send",
             iterationsPerSample: 1_000, operationsPerIteration: 1,
             contenders: Contender.allCases,
             target: "≤ 1.2× Variable set, 0 mallocs",
-            make: { contender in
-                switch contender {
-                case .fluxCapacitor: FluxSend(observers: 1)
-                case .baseline: BaselineSend(observers: 1)
-                case .openCombine: CombinePassthroughSend(observers: 1)
-                }
-            }),
+            fluxCapacitor: { FluxSend(observers: 1) },
+            baseline: { BaselineSend(observers: 1) }),
         Workload(
             id: "send3000", title: "send, 3,000 observers", operation: "round",
             iterationsPerSample: 10, operationsPerIteration: 1,
             contenders: Contender.allCases,
             target: "≤ 1.2× notify 3,000, 0 mallocs",
-            make: { contender in
-                switch contender {
-                case .fluxCapacitor: FluxSend(observers: 3_000)
-                case .baseline: BaselineSend(observers: 3_000)
-                case .openCombine: CombinePassthroughSend(observers: 3_000)
-                }
-            }),
+            fluxCapacitor: { FluxSend(observers: 3_000) },
+            baseline: { BaselineSend(observers: 3_000) }),
         Workload(
             id: "observeClean3000", title: "observe + clean 3,000", operation: "observer",
             iterationsPerSample: 1, operationsPerIteration: 3_000,
             contenders: Contender.allCases,
             target: "≤ 3× dictionary baseline per observer",
-            make: { contender in
-                switch contender {
-                case .fluxCapacitor: FluxObserveClean(observers: 3_000)
-                case .baseline: BaselineObserveClean(observers: 3_000)
-                case .openCombine: CombineObserveClean(observers: 3_000)
-                }
-            }),
+            fluxCapacitor: { FluxObserveClean(observers: 3_000) },
+            baseline: { BaselineObserveClean(observers: 3_000) }),
         Workload(
             id: "observeClean30000", title: "observe + clean 30,000", operation: "observer",
             iterationsPerSample: 1, operationsPerIteration: 30_000,
             contenders: Contender.allCases,
             target: "30,000 ≤ 12× the cost of 3,000",
-            make: { contender in
-                switch contender {
-                case .fluxCapacitor: FluxObserveClean(observers: 30_000)
-                case .baseline: BaselineObserveClean(observers: 30_000)
-                case .openCombine: CombineObserveClean(observers: 30_000)
-                }
-            }),
+            fluxCapacitor: { FluxObserveClean(observers: 30_000) },
+            baseline: { BaselineObserveClean(observers: 30_000) }),
         Workload(
             id: "instantiate", title: "instantiate() of a live store", operation: "call",
             iterationsPerSample: 1_000, operationsPerIteration: 1,
             contenders: [.fluxCapacitor, .baseline],
             target: "≤ 60 ns, 0 mallocs",
-            make: { contender in
-                switch contender {
-                case .fluxCapacitor: FluxInstantiate()
-                default: BaselineInstantiate()
-                }
-            }),
+            fluxCapacitor: { FluxInstantiate() },
+            baseline: { BaselineInstantiate() }),
         Workload(
             id: "dispatch2Threads", title: "dispatch, 2 threads, 1 store", operation: "dispatch",
             iterationsPerSample: 10_000, operationsPerIteration: 1,
             contenders: Contender.allCases,
             target: "(contention; baseline takes a mutex)",
-            make: { contender in
-                switch contender {
-                case .fluxCapacitor: FluxContendedDispatch()
-                case .baseline: BaselineContendedDispatch()
-                case .openCombine: CombineContendedSend()
-                }
-            }),
+            fluxCapacitor: { FluxContendedDispatch() },
+            baseline: { BaselineContendedDispatch() }),
     ]
 }

@@ -27,6 +27,22 @@ static inline void cflux_mark_scopes_used(void) {
     atomic_store_explicit(&cflux_scopes_used_flag, true, memory_order_relaxed);
 }
 
+// MARK: The shared dispatcher
+
+/// `Dispatcher.shared`, once it has been made and published; NULL before.
+extern _Atomic(void *_Nullable) cflux_shared_dispatcher_pointer;
+
+/// The published `Dispatcher.shared`, or NULL. Acquire, so that a reader sees the
+/// dispatcher the publishing thread made.
+static inline void *_Nullable cflux_shared_dispatcher(void) {
+    return atomic_load_explicit(&cflux_shared_dispatcher_pointer, memory_order_acquire);
+}
+
+/// Publishes `Dispatcher.shared` (which lives as long as the process).
+static inline void cflux_publish_shared_dispatcher(void *_Nonnull dispatcher) {
+    atomic_store_explicit(&cflux_shared_dispatcher_pointer, dispatcher, memory_order_release);
+}
+
 // MARK: A mutex that knows its owner
 
 /// A small mutex that records the thread holding it, so that a thread can ask "do I hold
@@ -179,5 +195,43 @@ static inline bool cflux_atomic_word_compare_exchange(
     return atomic_compare_exchange_strong_explicit(
         &word->value, &expected, desired, memory_order_acq_rel, memory_order_acquire);
 }
+
+// MARK: The store registry's words
+
+/// A relaxed atomic load of a word that Swift allocated (`__atomic` builtins work on plain
+/// memory, and ThreadSanitizer sees them). The store registry's table keeps each store in a
+/// word that `clear()` writes under the registry's lock while a dispatch reads it under the
+/// dispatcher's.
+static inline uintptr_t cflux_word_load_relaxed(const uintptr_t *_Nonnull word) {
+    return __atomic_load_n(word, __ATOMIC_RELAXED);
+}
+
+/// A relaxed atomic store to a word that Swift allocated.
+static inline void cflux_word_store_relaxed(uintptr_t *_Nonnull word, uintptr_t value) {
+    __atomic_store_n(word, value, __ATOMIC_RELAXED);
+}
+
+// MARK: Swift runtime entry points
+
+// Functions of the Swift runtime (libswiftCore), with the C calling convention, declared
+// as swift/include/swift/Runtime/HeapObject.h declares them (pointers to `HeapObject` as
+// `void *`). They are part of the runtime's stable ABI on Apple platforms and exported on
+// Linux. The store registry uses them for native Swift objects only: objects whose
+// reference counts the Swift runtime keeps (on Apple platforms, not subclasses of
+// NSObject; see StoreTable.swift).
+
+/// Adds one to the strong reference count of a native Swift object unless its deinit has
+/// begun; returns the object if it did, else NULL. (What a weak reference's load does,
+/// without the weak reference's side table.)
+extern void *_Nullable swift_tryRetain(void *_Nonnull object);
+
+/// Adds one to the unowned reference count of a native Swift object: its memory (not its
+/// life) lasts until the matching `swift_unownedRelease`, so `swift_tryRetain` stays safe
+/// to call on it after its deinit. (Newer runtimes return the object; declared `void`, which
+/// fits either.)
+extern void swift_unownedRetain(void *_Nonnull object);
+
+/// Takes one from the unowned reference count; the last one frees a deinitialized object.
+extern void swift_unownedRelease(void *_Nonnull object);
 
 #endif

@@ -1,39 +1,100 @@
+import CFluxCapacitorShims
+
 /// The type-keyed, weak registry of live stores behind ``Dispatcher``.
 ///
 /// Keys are `ObjectIdentifier`s of store types, never type names, so two modules may
 /// each have a `Dispatcher.Repository` without meeting here. Stores are held weakly:
-/// the registry never keeps one alive.
+/// the registry never keeps one alive (it holds an unowned reference, or on Apple platforms
+/// a weak one for `NSObject` subclasses: see ``StoreWord``).
 ///
 /// Words: a type's *live instance* is its registered store, if any (looking it up never
 /// makes one); to *instantiate* is to get the live instance or make and register one; to
 /// *remove* is to unregister.
 @usableFromInline
 final class StoreRegistry: @unchecked Sendable {
-    // Sendable: `mutex` guards `table`. No user code runs while `mutex` is held. `table`
-    // skips the runtime's dynamic exclusivity checks.
+    // Sendable: `mutex` guards `retired` and the creators of `table`. The table's keys and
+    // buffer change only with both `mutex` and the dispatcher's mutex held (`instantiate`
+    // is called with the dispatcher's mutex held), so a dispatch, which holds the
+    // dispatcher's mutex, reads them with no lock of the registry's; store words are
+    // atomics (see StoreTable), which `remove`/`removeAll` change under `mutex` alone.
+    //
+    // A store word that `clear()` takes out must not be let go of while a dispatch on
+    // another thread may have loaded it and be about to `swift_tryRetain` it: such words go
+    // to `retired`, and the next holder of the dispatcher's mutex lets go of them, before it
+    // reads the table. `clear()` does not take the dispatcher's mutex itself, so it never
+    // waits for a dispatch: a `reduce` may wait for a thread that is calling `clear()`
+    // without deadlocking. (A retired word keeps only the memory of a store, never its
+    // life: the store's deinit runs when its last outside reference goes, as always.)
+    //
+    // No user code runs while `mutex` is held. Fields skip the runtime's dynamic
+    // exclusivity checks.
     private let mutex = Lock()
+    private let dispatcherMutex: Lock
     @exclusivity(unchecked)
     private var table = StoreTable()
+    @exclusivity(unchecked)
+    private var retired: [StoreWord] = []
+    /// 1 while `retired` is not empty: written under `mutex`, read by dispatches (relaxed).
+    private let hasRetired: UnsafeMutablePointer<UInt>
+
+    /// A registry whose dispatches hold `dispatcherMutex` (the dispatcher's).
+    init(dispatcherMutex: Lock) {
+        self.dispatcherMutex = dispatcherMutex
+        hasRetired = .allocate(capacity: 1)
+        hasRetired.initialize(to: 0)
+    }
 
     deinit {
         table.deallocate()
+        retired.forEach { $0.letGo() }
+        hasRetired.deallocate()
         mutex.deallocate()
     }
 
-    /// The live instance registered under `key` (the `ObjectIdentifier` of its type).
+    /// The live instance registered under `key` (the `ObjectIdentifier` of its type), read
+    /// under the registry's lock: from any thread.
     @usableFromInline
     func liveInstance(of key: ObjectIdentifier) -> AnyObject? {
         mutex.lock()
         defer { mutex.unlock() }
         guard let bucket = table.bucket(of: key) else { return nil }
-        return table.store(in: bucket)
+        return table.word(in: bucket).liveStore()
     }
 
-    /// The live instance of `type`, if any.
+    /// The live instance of `type`, if any; from any thread.
     @inlinable
     func liveInstance<Store: Storable>(of type: Store.Type) -> Store? {
         // The registry keeps a `Store` under `Store`'s key, and only that.
         liveInstance(of: ObjectIdentifier(type)).map { unsafeDowncast($0, to: Store.self) }
+    }
+
+    /// The live instance registered under `key`, read without the registry's lock: call
+    /// only with the dispatcher's mutex held (a dispatch).
+    @usableFromInline
+    func liveInstanceDispatching(of key: ObjectIdentifier) -> AnyObject? {
+        if _slowPath(cflux_word_load_relaxed(hasRetired) != 0) {
+            letGoOfRetired()
+        }
+        guard let bucket = table.bucket(of: key) else { return nil }
+        return table.word(in: bucket).liveStore()
+    }
+
+    /// The live instance of `type`, if any: call only with the dispatcher's mutex held.
+    @inlinable
+    func liveInstanceDispatching<Store: Storable>(of type: Store.Type) -> Store? {
+        liveInstanceDispatching(of: ObjectIdentifier(type)).map { unsafeDowncast($0, to: Store.self) }
+    }
+
+    /// Lets go of the words `clear()` retired. Called with the dispatcher's mutex held and
+    /// before reading the table: no dispatch is between loading a word and retaining it.
+    private func letGoOfRetired() {
+        assert(dispatcherMutex.isHeldByCurrentThread, "StoreRegistry.letGoOfRetired: dispatcher's mutex not held")
+        mutex.lock()
+        let words = retired
+        retired = []
+        cflux_word_store_relaxed(hasRetired, 0)
+        mutex.unlock()
+        words.forEach { $0.letGo() }
     }
 
     /// The live instance of `type`, or a new one made with `init()` and registered.
@@ -42,10 +103,14 @@ final class StoreRegistry: @unchecked Sendable {
     /// mutex: that makes one store at a time. `init()` runs without the registry locked, so
     /// it may instantiate other stores.
     func instantiate<Store: Storable>(_ type: Store.Type) -> Store {
+        assert(dispatcherMutex.isHeldByCurrentThread, "StoreRegistry.instantiate: dispatcher's mutex not held")
+        if cflux_word_load_relaxed(hasRetired) != 0 {
+            letGoOfRetired()
+        }
         let key = ObjectIdentifier(type)
         mutex.lock()
         let bucket = table.bucket(of: key) ?? table.insert(key)
-        if let store = table.store(in: bucket) {
+        if let store = table.word(in: bucket).liveStore() {
             mutex.unlock()
             return unsafeDowncast(store, to: Store.self)
         }
@@ -67,34 +132,51 @@ final class StoreRegistry: @unchecked Sendable {
         // Buckets move when the table grows (another type may have been added meanwhile).
         let placed = table.bucket(of: key)!
         table.setCreator(0, in: placed)
-        table.setStore(store, in: placed)
+        // The word replaced, if any, is a dead store's or none: let go of it at once, as no
+        // dispatch is reading (this thread holds the dispatcher's mutex) and no other reader
+        // can see it after the unlock.
+        let replaced = table.exchangeWord(StoreWord(registering: store), in: placed)
         mutex.unlock()
+        replaced.letGo()
         return store
     }
 
     /// Unregisters `store` if it is the registered instance of its type.
     func remove<Store: Storable>(_ store: Store) {
-        // The registered instance is let go of after the unlock: when it is another
-        // instance, that release may be its last, and run its deinit.
-        var registered: AnyObject?
         mutex.lock()
-        if let bucket = table.bucket(of: ObjectIdentifier(Store.self)) {
-            registered = table.store(in: bucket)
-            if registered === store {
-                table.setStore(nil, in: bucket)
-            }
+        var taken = StoreWord.none
+        if let bucket = table.bucket(of: ObjectIdentifier(Store.self)), table.word(in: bucket).registers(store) {
+            taken = table.exchangeWord(.none, in: bucket)
         }
+        taken = retireUnlessDispatching(taken)
         mutex.unlock()
-        withExtendedLifetime(registered) {}
+        taken.letGo()
     }
 
     /// Unregisters every store. Stores being made right now are registered when their
     /// `init()` returns.
     func removeAll() {
         mutex.lock()
+        var taken: [StoreWord] = []
         for bucket in table.buckets {
-            table.setStore(nil, in: bucket)
+            let word = retireUnlessDispatching(table.exchangeWord(.none, in: bucket))
+            if word != .none {
+                taken.append(word)
+            }
         }
         mutex.unlock()
+        taken.forEach { $0.letGo() }
+    }
+
+    /// `word`, to let go of now, if this thread holds the dispatcher's mutex (then no
+    /// dispatch is reading the table); else `.none`, with `word` retired. Call with `mutex`
+    /// held.
+    private func retireUnlessDispatching(_ word: StoreWord) -> StoreWord {
+        guard word != .none, !dispatcherMutex.isHeldByCurrentThread else {
+            return word
+        }
+        retired.append(word)
+        cflux_word_store_relaxed(hasRetired, 1)
+        return .none
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import OpenCombine
+import Workloads
 
 /// `CurrentValueSubject.send` with one subscriber.
 final class CombineSend: Runner {

@@ -1,4 +1,5 @@
 import Benchmark
+import PeerWorkloads
 import Workloads
 
 let benchmarks: @Sendable () -> Void = {
@@ -23,7 +24,7 @@ let benchmarks: @Sendable () -> Void = {
                 runner.run(iterations: workload.iterationsPerSample)
                 blackHole(runner.checksum)
             } setup: {
-                workload.makeRunner(contender)
+                workload.makeAnyRunner(contender)
             }
         }
     }

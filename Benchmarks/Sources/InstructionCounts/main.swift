@@ -1,0 +1,286 @@
+// `Benchmarks/instructions`: instructions per operation of each workload, for FluxCapacitor
+// and the hand-written baseline, counted by valgrind's callgrind, with the budgets.
+//
+//     Benchmarks/instructions [--filter NAME]... [--markdown] [--check]
+//
+// Each workload runs in a process of its own under `valgrind --tool=callgrind`, counting
+// inside `Runner.run(iterations:)` only, twice, at two loop lengths; the difference of the
+// two counts, divided by the difference in operations, is what one operation costs (the
+// first operation's one-time costs cancel). The
+// counts repeat to the instruction from run to run on one machine and toolchain, unlike
+// wall-clock times. The memory workloads run natively (`MemoryCounts`): heap bytes and
+// mallocs per object. `--filter` keeps the workloads whose id contains NAME (any of them);
+// `--check` exits 1 if a budget of a measured workload does not hold.
+//
+// Internally, `InstructionCounts run <workload id> <contender> <iterations>` is the program
+// that valgrind runs.
+
+import Foundation
+import Workloads
+
+// MARK: The measured program
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+if arguments.first == "run" {
+    guard arguments.count == 4,
+        let workload = Catalog.workloads.first(where: { $0.id == arguments[1] }),
+        let contender = Contender(rawValue: arguments[2]),
+        let iterations = Int(arguments[3])
+    else {
+        FileHandle.standardError.write(Data("usage: InstructionCounts run <workload> <contender> <iterations>\n".utf8))
+        exit(2)
+    }
+    let runner = workload.makeRunner(contender)
+    runner.run(iterations: iterations)
+    // Printed so the work cannot be optimized away; the same in both runs.
+    print(runner.checksum == Int.min ? "!" : "")
+    exit(0)
+}
+
+// MARK: What is measured, and the budgets
+
+/// The two loop lengths (`run(iterations:)`) of a workload, by id. Workloads not listed
+/// (the two-thread one) are not counted: their counts depend on the scheduler.
+let loopLengths: [String: (short: Int, long: Int)] = [
+    "dispatch": (10_000, 60_000),
+    "set": (10_000, 60_000),
+    "dispatchOfReadValue": (10_000, 60_000),
+    "setOfReadValue": (10_000, 60_000),
+    "notify3000": (5, 25),
+    "send": (10_000, 60_000),
+    "send3000": (5, 25),
+    "observeClean3000": (2, 7),
+    "observeClean30000": (1, 3),
+    "instantiate": (10_000, 60_000),
+]
+
+enum Budget {
+    /// FluxCapacitor at most `factor` × the baseline of the same run.
+    case timesBaseline(Double)
+    /// FluxCapacitor at most this many instructions per operation (no worse than before).
+    case atMost(Double)
+    /// FluxCapacitor at most `factor` × FluxCapacitor's figure of another workload.
+    case timesWorkload(String, Double)
+}
+
+/// The budgets, from issue 23; `.atMost` figures are the counts before that issue's work
+/// (main at 988e605), so that those paths get no worse.
+let budgets: [String: [Budget]] = [
+    "dispatch": [.timesBaseline(2.3)],
+    "set": [.atMost(162)],
+    "notify3000": [.atMost(240_078)],
+    "send": [.timesWorkload("set", 1)],
+    "observeClean30000": [.timesBaseline(1.5), .timesWorkload("observeClean3000", 1.2)],
+    "instantiate": [.atMost(224)],
+]
+
+// MARK: Options
+
+var filters: [String] = []
+var markdown = false
+var check = false
+var index = 0
+while index < arguments.count {
+    switch arguments[index] {
+    case "--filter" where index + 1 < arguments.count:
+        filters.append(arguments[index + 1].lowercased())
+        index += 1
+    case "--markdown": markdown = true
+    case "--check": check = true
+    default:
+        print("usage: Benchmarks/instructions [--filter NAME]... [--markdown] [--check]")
+        exit(2)
+    }
+    index += 1
+}
+
+@MainActor func selected(_ id: String) -> Bool {
+    filters.isEmpty || filters.contains { id.lowercased().contains($0) }
+}
+
+// MARK: Running
+
+let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+
+func execute(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) -> (String, String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    do {
+        try process.run()
+    } catch {
+        FileHandle.standardError.write(Data("error: cannot run \(executable): \(error)\n".utf8))
+        exit(1)
+    }
+    // Read stderr to its end first: callgrind writes little to stdout, so neither pipe fills.
+    let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let outputText = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        FileHandle.standardError.write(
+            Data("error: \(executable) \(arguments.joined(separator: " ")) failed:\n\(errorText)\n".utf8))
+        exit(1)
+    }
+    return (outputText, errorText)
+}
+
+let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+}
+guard let valgrind else {
+    FileHandle.standardError.write(Data("error: valgrind is not installed (apt-get install valgrind)\n".utf8))
+    exit(1)
+}
+
+/// The instructions callgrind counted in one run of `workload` by `contender`.
+func instructions(_ workload: Workload, _ contender: Contender, _ iterations: Int) -> Int {
+    let program = directory.appendingPathComponent("InstructionCounts").path
+    let (_, log) = execute(
+        valgrind,
+        [
+            "--tool=callgrind", "--callgrind-out-file=/dev/null",
+            // Count only inside `Runner.run(iterations:)` (its protocol witness, through which
+            // the program calls it): process start-up varies by a few dozen instructions from
+            // run to run (the loader, Foundation), the workload does not.
+            "--toggle-collect=*6RunnerA2aDP3run10iterationsySi_tFTW",
+            program, "run", workload.id,
+            contender.rawValue, String(iterations),
+        ],
+        // Swift seeds its hashing per process; a fixed seed makes Dictionary's probes repeat.
+        environment: ["SWIFT_DETERMINISTIC_HASHING": "1"])
+    // "==1234== Collected : 123456789"
+    guard let line = log.split(separator: "\n").first(where: { $0.contains("Collected :") }),
+        let count = line.split(separator: " ").last.flatMap({ Int($0) }), count > 0
+    else {
+        FileHandle.standardError.write(Data("error: no instruction count in callgrind's output:\n\(log)\n".utf8))
+        exit(1)
+    }
+    return count
+}
+
+/// Instructions per operation: the difference of the two loop lengths.
+func perOperation(_ workload: Workload, _ contender: Contender) -> Double {
+    let lengths = loopLengths[workload.id]!
+    let short = instructions(workload, contender, lengths.short)
+    let long = instructions(workload, contender, lengths.long)
+    return Double(long - short) / Double((lengths.long - lengths.short) * workload.operationsPerIteration)
+}
+
+// MARK: Measuring
+
+var perOp: [String: (flux: Double, baseline: Double)] = [:]
+let measured = Catalog.workloads.filter { loopLengths[$0.id] != nil && selected($0.id) }
+for workload in measured {
+    FileHandle.standardError.write(Data("measuring \(workload.id)…\n".utf8))
+    perOp[workload.id] = (perOperation(workload, .fluxCapacitor), perOperation(workload, .baseline))
+}
+
+var memory: [String: (flux: (bytes: Double, mallocs: Double), baseline: (bytes: Double, mallocs: Double))] = [:]
+let memoryMeasured = MemoryCatalog.workloads.filter { selected($0.id) }
+func heap(_ workload: MemoryWorkload, _ contender: Contender) -> (bytes: Double, mallocs: Double) {
+    let (output, _) = execute(
+        directory.appendingPathComponent("MemoryCounts").path, [workload.id, contender.rawValue],
+        // glibc's per-thread cache keeps freed chunks counted as in use (mallinfo2 does not
+        // see it), so a chunk freed in `prepare` and reused would count as no bytes.
+        environment: ["GLIBC_TUNABLES": "glibc.malloc.tcache_count=0"])
+    let numbers = output.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
+    guard numbers.count == 2 else {
+        FileHandle.standardError.write(Data("error: MemoryCounts printed '\(output)'\n".utf8))
+        exit(1)
+    }
+    return (numbers[0], numbers[1])
+}
+for workload in memoryMeasured {
+    FileHandle.standardError.write(Data("measuring \(workload.id)…\n".utf8))
+    memory[workload.id] = (heap(workload, .fluxCapacitor), heap(workload, .baseline))
+}
+
+// MARK: Report
+
+func format(_ value: Double) -> String {
+    let tenths = Int((value * 10).rounded())
+    var digits = String(abs(tenths / 10))
+    var grouped = ""
+    while digits.count > 3 {
+        grouped = "," + digits.suffix(3) + grouped
+        digits.removeLast(3)
+    }
+    grouped = (tenths < 0 ? "-" : "") + digits + grouped
+    return tenths % 10 == 0 ? grouped : grouped + ".\(abs(tenths % 10))"
+}
+
+var failures = 0
+@MainActor func verdict(_ holds: Bool?) -> String {
+    guard let holds else { return "not measured" }
+    if !holds { failures += 1 }
+    return holds ? "holds" : "FAILS"
+}
+
+var rows: [[String]] = []
+for workload in measured {
+    let (flux, baseline) = perOp[workload.id]!
+    let checks = (budgets[workload.id] ?? []).map { budget -> String in
+        switch budget {
+        case .timesBaseline(let factor):
+            return "≤ \(factor)× baseline: \(verdict(flux <= factor * baseline))"
+        case .atMost(let limit):
+            // Compared as printed (to a tenth): the figures are exact, the tenths are amortized setup.
+            return "≤ \(format(limit)) (before issue 23): \(verdict((flux * 10).rounded() <= limit * 10))"
+        case .timesWorkload(let other, let factor):
+            let title = Catalog.workloads.first { $0.id == other }?.title ?? other
+            let bound = perOp[other].map { factor * $0.flux }
+            return "≤ \(factor == 1 ? "" : "\(factor)× ")\(title)"
+                + (bound.map { " (\(format($0)))" } ?? "") + ": \(verdict(bound.map { flux <= $0 }))"
+        }
+    }
+    rows.append([
+        "\(workload.title) (per \(workload.operation))", format(flux), format(baseline),
+        String(format: "%.2f×", flux / baseline), checks.isEmpty ? "–" : checks.joined(separator: "; "),
+    ])
+}
+for workload in memoryMeasured {
+    let (flux, baseline) = memory[workload.id]!
+    rows.append([
+        "\(workload.title) (bytes · mallocs per \(workload.unit))",
+        "\(format(flux.bytes)) B · \(format(flux.mallocs))",
+        "\(format(baseline.bytes)) B · \(format(baseline.mallocs))",
+        String(format: "%.2f×", flux.bytes / baseline.bytes),
+        "≤ \(workload.bytesBudget) B: \(verdict(flux.bytes <= Double(workload.bytesBudget)))",
+    ])
+}
+
+let toolchain = execute("/usr/bin/env", ["swift", "--version"]).0.split(separator: "\n").first.map(String.init) ?? "?"
+let machine =
+    "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(toolchain), "
+    + execute(valgrind, ["--version"]).0.trimmingCharacters(in: .whitespacesAndNewlines)
+let header = ["workload", "FluxCapacitor", "baseline", "Flux / baseline", "budget"]
+
+if markdown {
+    print("Toolchain: \(machine). Instructions per operation (callgrind), release build.\n")
+    print("| " + header.joined(separator: " | ") + " |")
+    print("|" + header.map { _ in " --- " }.joined(separator: "|") + "|")
+    for row in rows {
+        print("| " + row.joined(separator: " | ") + " |")
+    }
+} else {
+    print("Toolchain: \(machine)")
+    print("Instructions per operation (callgrind, release build; the difference of two loop lengths).\n")
+    let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+    func line(_ cells: [String]) -> String {
+        zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+    }
+    print(line(header))
+    print(line(widths.map { String(repeating: "-", count: $0) }))
+    rows.forEach { print(line($0)) }
+}
+
+if check && failures > 0 {
+    FileHandle.standardError.write(Data("error: \(failures) budget(s) do not hold\n".utf8))
+    exit(1)
+}

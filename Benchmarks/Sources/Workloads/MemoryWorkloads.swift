@@ -1,0 +1,156 @@
+import FluxCapacitor
+import Foundation
+
+/// A contender set up for a memory workload: what one object (an observer, a live store)
+/// keeps on the heap. `MemoryCounts` reads the heap before and after `add(count:)`.
+public protocol MemoryRunner: AnyObject {
+    /// Does once what is not paid per object (metadata, the first buffers, the registry,
+    /// an object made and let go), and reserves room to keep `count` objects.
+    func prepare(count: Int)
+    /// Makes `count` objects and keeps them alive.
+    func add(count: Int)
+}
+
+/// A workload measured in bytes and mallocs per object rather than instructions.
+public struct MemoryWorkload: Sendable {
+    /// The name `--filter` matches.
+    public let id: String
+    /// The name shown in the report.
+    public let title: String
+    /// What one object is ("observer", "live store").
+    public let unit: String
+    /// How many objects one measurement makes (bytes are averaged over them).
+    public let count: Int
+    /// The most bytes per object FluxCapacitor may keep.
+    public let bytesBudget: Int
+
+    let makeFluxCapacitor: @Sendable () -> any MemoryRunner
+    let makeBaseline: @Sendable () -> any MemoryRunner
+
+    /// A contender set up for this workload (FluxCapacitor or the baseline).
+    public func makeRunner(_ contender: Contender) -> any MemoryRunner {
+        switch contender {
+        case .fluxCapacitor: makeFluxCapacitor()
+        case .baseline: makeBaseline()
+        case .openCombine: preconditionFailure("MemoryWorkload.makeRunner: no peer is measured for memory")
+        }
+    }
+}
+
+/// The memory workloads, in the order the report lists them.
+public enum MemoryCatalog {
+    /// Every memory workload.
+    public static let workloads: [MemoryWorkload] = [
+        MemoryWorkload(
+            id: "observerMemory", title: "memory per observer", unit: "observer", count: 1_000,
+            bytesBudget: 88,
+            makeFluxCapacitor: { FluxObserverMemory() }, makeBaseline: { BaselineObserverMemory() }),
+        MemoryWorkload(
+            id: "storeMemory", title: "memory per live store (one Variable)", unit: "live store", count: 1,
+            bytesBudget: 300,
+            makeFluxCapacitor: { FluxStoreMemory() }, makeBaseline: { BaselineStoreMemory() }),
+    ]
+}
+
+/// `.current` observers of one `Variable`, each with a closure that captures a sink (as
+/// users write); their dusts are kept in an array reserved beforehand, so it is not counted.
+final class FluxObserverMemory: MemoryRunner {
+    private let variable = Variable(0)
+    private let sink = Sink()
+    private var dusts: [Dust] = []
+
+    func prepare(count: Int) {
+        dusts.reserveCapacity(count + 1)
+        observe()
+    }
+
+    func add(count: Int) {
+        for _ in 0..<count {
+            observe()
+        }
+    }
+
+    private func observe() {
+        let sink = self.sink
+        dusts.append(variable.observe(ignoreFirst: true) { sink.total &+= $0 })
+    }
+
+    deinit { dusts.forEach { $0.clean() } }
+}
+
+/// The floor: a closure capturing a sink, appended to an array of closures.
+final class BaselineObserverMemory: MemoryRunner {
+    private let store = BaselineStore()
+    private let sink = Sink()
+
+    func prepare(count: Int) {
+        observe()
+    }
+
+    func add(count: Int) {
+        for _ in 0..<count {
+            observe()
+        }
+    }
+
+    private func observe() {
+        let sink = self.sink
+        store.observe { sink.total &+= $0 }
+    }
+}
+
+/// One live `CounterStore` (one `Variable` and its `Constant`), registered. Prepared by
+/// making one, clearing it and letting it go, then dispatching once (so the registry holds
+/// nothing of it), so that only a store and its registration are counted.
+final class FluxStoreMemory: MemoryRunner {
+    private var stores: [CounterStore] = []
+
+    func prepare(count: Int) {
+        stores.reserveCapacity(count)
+        do {
+            let first = CounterStore.instantiate()
+            first.clear()
+        }
+        CounterAction().invoke(.increment)
+    }
+
+    func add(count: Int) {
+        precondition(count == 1, "FluxStoreMemory: one store per type")
+        stores.append(CounterStore.instantiate())
+    }
+}
+
+/// The floor: a final class holding an `Int` and an (empty) array of observers, registered
+/// in a dictionary of weak boxes keyed by type, under a lock.
+final class BaselineStoreMemory: MemoryRunner {
+    private final class WeakBox {
+        weak var object: AnyObject?
+        init(_ object: AnyObject) { self.object = object }
+    }
+
+    private let lock = NSLock()
+    private var registry: [ObjectIdentifier: WeakBox] = [:]
+    private var stores: [BaselineStore] = []
+
+    private func instantiate() -> BaselineStore {
+        lock.lock()
+        defer { lock.unlock() }
+        if let store = registry[ObjectIdentifier(BaselineStore.self)]?.object {
+            return unsafeDowncast(store, to: BaselineStore.self)
+        }
+        let store = BaselineStore()
+        registry[ObjectIdentifier(BaselineStore.self)] = WeakBox(store)
+        return store
+    }
+
+    func prepare(count: Int) {
+        stores.reserveCapacity(count)
+        _ = instantiate()
+        registry[ObjectIdentifier(BaselineStore.self)] = nil
+    }
+
+    func add(count: Int) {
+        precondition(count == 1, "BaselineStoreMemory: one store per type")
+        stores.append(instantiate())
+    }
+}
