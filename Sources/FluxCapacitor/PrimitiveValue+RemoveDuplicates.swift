@@ -34,7 +34,7 @@ extension PrimitiveValue {
     ) -> Constant<Element> {
         let derived = core.derive(initial: { $0 }) { derived, value in
             // Only this observer sets the derived value, one call at a time.
-            if !areEquivalent(derived.value, value) {
+            if !areEquivalent(derived.read(), value) {
                 derived.set(value)
             }
         }
