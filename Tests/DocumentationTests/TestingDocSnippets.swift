@@ -129,3 +129,11 @@ func timeoutSample(flags: ValueRecorder<Bool>) async throws {
         print(timeout)  // waited for 3 values, got 2: [false, true]
     }
 }
+
+func recorderFinishSample(recorder: DispatchRecorder) {
+    recorder.finish()
+}
+
+func valueRecorderFinishSample(recorder: ValueRecorder<Bool>) {
+    recorder.finish()
+}

@@ -131,7 +131,7 @@ struct LibraryReadsTests {
         await tracked.receive(2)
         await tracked.receive(3)
         tester.finish()
-        recorder.stop()
+        recorder.finish()
         #expect(Cores([("source", source.core), ("removeDuplicates", derived.core)]).bridged == [])
     }
 
