@@ -43,7 +43,8 @@ public final class DispatchRecorder {
         let storage = self.storage
         subscription = dispatcher.observeDispatches { event in
             guard event.phase != .willReduce else { return }
-            storage.append(Entry(state: event.state, storeType: event.storeType, wasReceived: event.phase != .droppedWithoutStore))
+            storage.append(
+                Entry(state: event.state, storeType: event.storeType, wasReceived: event.phase != .droppedWithoutStore))
         }
     }
 
