@@ -137,3 +137,15 @@ func recorderFinishSample(recorder: DispatchRecorder) {
 func valueRecorderFinishSample(recorder: ValueRecorder<Bool>) {
     recorder.finish()
 }
+
+// MIGRATION.md, "Names deprecated before 1.0"
+func endRecording(_ recorder: DispatchRecorder, flags: ValueRecorder<Bool>) {
+    recorder.finish()
+    flags.finish()
+}
+
+func logDropped(_ event: DispatchEvent) {
+    if event.phase == .droppedWithoutStore {
+        print("\(event.state) reached no store")
+    }
+}
