@@ -62,38 +62,69 @@ func callEveryClosureTakingAPI(count: Variable<Int>, sink: Sink<Int>, directory:
 @MainActor
 func callEveryClosureTakingAPI(count: Variable<Int>, sink: Sink<Int>, directory: URL) async -> [String] {
     var lines: [String] = []
+    // Changed by the closures whose calls the test does not list.
+    var touched = 0
     let screen = Screen()
     let log = Log()
     let buster = DustBuster()
 
     count.observe { lines.append("observe \($0)") }.cleaned(by: buster)
     count.observe(on: .current, duringScopeOf: log) { _, value in lines.append("scoped \(value)") }
-    count.observe(duringScopeOf: screen) { screen, value in screen.count = value }
-    count.map { "\($0)" }.observe { lines.append("map \($0)") }.cleaned(by: buster)
+    count.observe(duringScopeOf: screen) { screen, value in
+        screen.count = value
+        touched += 1
+    }
+    count.map { value -> String in
+        touched += 1
+        return "\(value)"
+    }
+    .observe { lines.append("map \($0)") }.cleaned(by: buster)
     // Not `count.map(String.init)`: in the Swift 5 mode a function reference is not
     // Sendable unless the package enables the upcoming feature InferSendableFromCaptures
     // (SE-0418, on in the Swift 6 mode), and `@preconcurrency` does not quiet that warning.
-    count.map { String($0) }.observe { _ in }.cleaned(by: buster)
-    count.removeDuplicates { $0 == $1 }.observe { lines.append("removeDuplicates \($0)") }.cleaned(by: buster)
-    count.update { $0 += 1 }
+    count.map { String($0) }.observe { _ in touched += 1 }.cleaned(by: buster)
+    count.removeDuplicates {
+        touched += 1
+        return $0 == $1
+    }
+    .observe { lines.append("removeDuplicates \($0)") }.cleaned(by: buster)
+    count.update {
+        $0 += 1
+        touched += 1
+    }
 
     sink.signal.observe { lines.append("signal \($0)") }.cleaned(by: buster)
     sink.signal.observe(on: .current, duringScopeOf: log) { _, value in lines.append("signal scoped \(value)") }
-    sink.signal.observe(duringScopeOf: screen) { screen, value in screen.count += value }
-    sink.signal.map { $0 * 2 }.filter { $0 > 0 }.observe { lines.append("signal map \($0)") }.cleaned(by: buster)
+    sink.signal.observe(duringScopeOf: screen) { screen, value in
+        screen.count += value
+        touched += 1
+    }
+    sink.signal.map { value -> Int in
+        touched += 1
+        return value * 2
+    }
+    .filter { value -> Bool in
+        touched += 1
+        return value > 0
+    }
+    .observe { lines.append("signal map \($0)") }.cleaned(by: buster)
     sink.send(1)
 
     Dust { lines.append("dust cleaned") }.cleaned(by: buster)
-    Dispatcher.current.observeDispatches { _ in }.cleaned(by: buster)
-    Dispatcher.current.printDispatches(to: { _ in }).cleaned(by: buster)
+    Dispatcher.current.observeDispatches { _ in touched += 1 }.cleaned(by: buster)
+    Dispatcher.current.printDispatches(to: { _ in touched += 1 }).cleaned(by: buster)
     Dispatcher.withCurrent(Dispatcher()) { lines.append("withCurrent") }
-    await Dispatcher.withCurrent(Dispatcher()) { await Task.yield() }
+    await Dispatcher.withCurrent(Dispatcher()) {
+        await Task.yield()
+        touched += 1
+    }
 
     _ = FileStorage(directory: directory, onError: { lines.append("error \($0)") })
-    _ = FileStorage.applicationSupport(named: "consumer-check", onError: { _ in })
-    _ = IssueReporter(failure: { message, _ in lines.append(message) }, note: { _, _ in })
+    _ = FileStorage.applicationSupport(named: "consumer-check", onError: { _ in touched += 1 })
+    _ = IssueReporter(failure: { message, _ in lines.append(message) }, note: { _, _ in touched += 1 })
 
     buster.clean()
+    _ = touched
     return lines
 }
 #endif
