@@ -166,7 +166,7 @@ struct LibraryReadsTests {
 struct ObservedReadCallersTests {
     /// Every Swift file of the three library targets, by path under Sources/.
     static func librarySources() throws -> [(path: String, text: String)] {
-        let sources = URL(filePath: #filePath)
+        let sources = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appending(path: "Sources")
         var files: [(String, String)] = []
