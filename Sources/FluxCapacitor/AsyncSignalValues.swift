@@ -22,8 +22,18 @@ public struct AsyncSignalValues<Element: Sendable>: AsyncSequence, Sendable {
     /// Yields the values, as ``AsyncValues``'s iterator does.
     public typealias AsyncIterator = AsyncValues<Element>.AsyncIterator
 
+    /// What the sequence keeps for a consumer that falls behind: `AsyncStream`'s policy,
+    /// the same type as ``AsyncValues/BufferingPolicy``, named after the sequence it
+    /// buffers (as `AsyncStream<Element>.Continuation.BufferingPolicy` is).
+    ///
+    /// ```swift
+    /// let latest: AsyncSignalValues<Int>.BufferingPolicy = .bufferingNewest(1)
+    /// let saved = sink.signal.values(bufferingPolicy: latest)
+    /// ```
+    public typealias BufferingPolicy = AsyncStream<Element>.Continuation.BufferingPolicy
+
     let core: SignalCore<Element>
-    let bufferingPolicy: AsyncValues<Element>.BufferingPolicy
+    let bufferingPolicy: BufferingPolicy
 
     /// Starts observing: the iterator yields each value sent from now on.
     ///
@@ -61,7 +71,7 @@ extension Signal {
     ///
     /// - Parameter bufferingPolicy: What to keep for a consumer that falls behind.
     /// - Returns: The sequence.
-    public func values(bufferingPolicy: AsyncValues<Element>.BufferingPolicy) -> AsyncSignalValues<Element> {
+    public func values(bufferingPolicy: AsyncSignalValues<Element>.BufferingPolicy) -> AsyncSignalValues<Element> {
         AsyncSignalValues(core: core, bufferingPolicy: bufferingPolicy)
     }
 }

@@ -49,6 +49,6 @@ extension PrimitiveValue where Trait == ImmutableTrait {
     /// ```
     @inlinable
     public var value: Element {
-        core.value
+        readNotingObservation()
     }
 }

@@ -34,10 +34,15 @@ public struct DispatchEvent {
     /// The store type the state is for (its `RelatedStoreType`).
     public let storeType: any Storable.Type
 
-    /// The live store that reduces the state; `nil` when it was dropped.
+    /// The live store that reduces the state; `nil` exactly when ``phase`` is
+    /// ``Phase/droppedWithoutStore``. Ask the phase whether the state was dropped.
     public let store: (any Storable)?
 
     /// Whether a live store received the state.
+    ///
+    /// Deprecated: a dispatch that reached no store is said one way, its ``phase``
+    /// (``Phase/droppedWithoutStore``), which a `switch` over the phase cannot miss.
+    @available(*, deprecated, message: "compare phase with .droppedWithoutStore: `event.phase != .droppedWithoutStore`")
     public var wasReceived: Bool { store != nil }
 
     /// The event of `state` reaching `store`: `phase` is `.willReduce` or `.didReduce`.

@@ -15,6 +15,7 @@ extension Dispatcher {
     ///     with "…". 200 by default.
     ///   - output: Where each line goes; `print` by default.
     /// - Returns: A ``Dust`` that stops the printing.
+    @preconcurrency
     public func printDispatches(
         limit: Int = 200,
         to output: @escaping @Sendable (String) -> Void = { print($0) }

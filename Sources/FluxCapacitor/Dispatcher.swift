@@ -260,6 +260,7 @@ public final class Dispatcher: @unchecked Sendable {
     ///
     /// - Parameter handler: Called with each ``DispatchEvent``.
     /// - Returns: A ``Dust`` that ends the subscription.
+    @preconcurrency
     public func observeDispatches(_ handler: @escaping @Sendable (DispatchEvent) -> Void) -> Dust {
         let subscriber = DispatchLogSubscriber(handler: handler)
         withMutex {

@@ -40,6 +40,7 @@ public class Dust: @unchecked Sendable {
     /// ```
     ///
     /// - Parameter cleanUp: What ``clean()`` runs, once.
+    @preconcurrency
     public init(_ cleanUp: @escaping @Sendable () -> Void) {
         rare = RareDustState(action: cleanUp)
     }

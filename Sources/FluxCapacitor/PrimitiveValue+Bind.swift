@@ -26,7 +26,8 @@ extension PrimitiveValue {
     ///   - object: The object to set.
     ///   - keyPath: The property of `object` to set.
     ///   - queue: Where to set it.
-    /// - Returns: A ``Dust`` that ends the binding sooner.
+    /// - Returns: A ``Dust`` that ends the binding sooner. Dropping it is fine (this function
+    ///   is `@discardableResult`, unlike the plain `observe`): the object's going ends it.
     @discardableResult
     public func bind<Object: AnyObject & Sendable>(
         to object: Object,
@@ -55,7 +56,8 @@ extension PrimitiveValue {
     /// - Parameters:
     ///   - object: The object to set.
     ///   - keyPath: The property of `object` to set.
-    /// - Returns: A ``Dust`` that ends the binding sooner.
+    /// - Returns: A ``Dust`` that ends the binding sooner. Dropping it is fine (this function
+    ///   is `@discardableResult`, unlike the plain `observe`): the object's going ends it.
     @MainActor
     @discardableResult
     public func bind<Object: AnyObject>(

@@ -24,6 +24,7 @@ extension PrimitiveValue {
     ///
     /// - Parameter transform: Makes the derived value from each value.
     /// - Returns: The derived value.
+    @preconcurrency
     public func map<Mapped: Sendable>(_ transform: @escaping @Sendable (Element) -> Mapped) -> Constant<Mapped> {
         let derived = core.derive(initial: transform) { derived, value in
             derived.set(transform(value))

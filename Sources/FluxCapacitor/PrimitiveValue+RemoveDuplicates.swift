@@ -29,12 +29,13 @@ extension PrimitiveValue {
     ///
     /// - Parameter areEquivalent: Whether two values count as the same.
     /// - Returns: The value without repeats.
+    @preconcurrency
     public func removeDuplicates(
         by areEquivalent: @escaping @Sendable (Element, Element) -> Bool
     ) -> Constant<Element> {
         let derived = core.derive(initial: { $0 }) { derived, value in
             // Only this observer sets the derived value, one call at a time.
-            if !areEquivalent(derived.value, value) {
+            if !areEquivalent(derived.read(), value) {
                 derived.set(value)
             }
         }

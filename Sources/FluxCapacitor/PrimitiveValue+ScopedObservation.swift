@@ -28,7 +28,8 @@ extension PrimitiveValue {
     ///     current value; pass `true` to be told of changes only.
     ///   - object: The object whose life bounds the observation.
     ///   - changes: Called with the object and each value, in order.
-    /// - Returns: A ``Dust`` that ends the observation sooner.
+    /// - Returns: A ``Dust`` that ends the observation sooner. Dropping it is fine (this function
+    ///   is `@discardableResult`, unlike the plain `observe`): the object's going ends it.
     @preconcurrency
     @discardableResult
     public func observe<Object: AnyObject & Sendable>(
@@ -67,7 +68,9 @@ extension PrimitiveValue {
     ///     current value; pass `true` to be told of changes only.
     ///   - object: The object whose life bounds the observation.
     ///   - changes: Called on the main actor with the object and each value, in order.
-    /// - Returns: A ``Dust`` that ends the observation sooner.
+    /// - Returns: A ``Dust`` that ends the observation sooner. Dropping it is fine (this function
+    ///   is `@discardableResult`, unlike the plain `observe`): the object's going ends it.
+    @preconcurrency
     @MainActor
     @discardableResult
     public func observe<Object: AnyObject>(

@@ -53,7 +53,13 @@ public final class PrimitiveValue<Trait: ValueTrait, Element: Sendable>: Sendabl
     ///   - changes: Called with each value, in the order the values were set, each once,
     ///     never twice at the same time.
     /// - Returns: A ``Dust`` that ends the observation; clean it, or hand it to a
-    ///   ``DustBuster``. Dropping it does not end the observation.
+    ///   ``DustBuster``. Dropping it does not end the observation: it then lasts as long as
+    ///   the value. Like ``Signal``'s `observe`, and unlike the forms that an object's life
+    ///   ends (``observe(on:ignoreFirst:duringScopeOf:changes:)``, ``bind(to:_:on:)``), it is
+    ///   not `@discardableResult`: the returned `Dust` is the only way to end the
+    ///   observation, so the compiler warns when it is dropped. Write
+    ///   `_ = value.observe { … }` where the observation is meant to last as long as the
+    ///   value.
     ///
     /// ```swift
     /// store.repositories

@@ -16,6 +16,7 @@ extension Signal {
     ///
     /// - Parameter transform: Makes the derived value of each value sent.
     /// - Returns: The signal of the transformed values.
+    @preconcurrency
     public func map<Mapped: Sendable>(_ transform: @escaping @Sendable (Element) -> Mapped) -> Signal<Mapped> {
         Signal<Mapped>(
             core: core.deriveSignal { derived, value in
@@ -34,6 +35,7 @@ extension Signal {
     ///
     /// - Parameter isIncluded: Whether a value passes.
     /// - Returns: The signal of the values that pass.
+    @preconcurrency
     public func filter(_ isIncluded: @escaping @Sendable (Element) -> Bool) -> Signal<Element> {
         Signal(
             core: core.deriveSignal { derived, value in

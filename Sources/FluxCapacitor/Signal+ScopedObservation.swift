@@ -27,7 +27,8 @@ extension Signal {
     ///   - queue: Where to call `changes`.
     ///   - object: The object whose life bounds the observation.
     ///   - changes: Called with the object and each value, in the order sent.
-    /// - Returns: A ``Dust`` that ends the observation sooner.
+    /// - Returns: A ``Dust`` that ends the observation sooner. Dropping it is fine (this function
+    ///   is `@discardableResult`, unlike the plain `observe`): the object's going ends it.
     @preconcurrency
     @discardableResult
     public func observe<Object: AnyObject & Sendable>(
@@ -62,7 +63,9 @@ extension Signal {
     /// - Parameters:
     ///   - object: The object whose life bounds the observation.
     ///   - changes: Called on the main actor with the object and each value, in order.
-    /// - Returns: A ``Dust`` that ends the observation sooner.
+    /// - Returns: A ``Dust`` that ends the observation sooner. Dropping it is fine (this function
+    ///   is `@discardableResult`, unlike the plain `observe`): the object's going ends it.
+    @preconcurrency
     @MainActor
     @discardableResult
     public func observe<Object: AnyObject>(

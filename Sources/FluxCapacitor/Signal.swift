@@ -38,9 +38,13 @@ public struct Signal<Element: Sendable>: Sendable {
     ///   - changes: Called with each value sent from now on (never one sent before), in
     ///     the order sent, each once, never twice at the same time.
     /// - Returns: A ``Dust`` that ends the observation; clean it, or hand it to a
-    ///   ``DustBuster``. Dropping it does not end the observation (so
-    ///   `sink.signal.observe { print($0) }` observes for as long as the signal lives, as
-    ///   VueFlux's `observe` does).
+    ///   ``DustBuster``. Dropping it does not end the observation: it then lasts as long as
+    ///   the signal's sink, as VueFlux's `observe` does. Like ``PrimitiveValue``'s
+    ///   `observe`, and unlike the forms that an object's life ends
+    ///   (`observe(on:duringScopeOf:changes:)`, `bind(to:_:on:)`), it is not
+    ///   `@discardableResult`: the returned `Dust` is the only way to end the observation,
+    ///   so the compiler warns when it is dropped. Write `_ = signal.observe { … }` where the
+    ///   observation is meant to last as long as the sink.
     ///
     /// ```swift
     /// store.saved
@@ -51,7 +55,6 @@ public struct Signal<Element: Sendable>: Sendable {
     /// ```
     @preconcurrency
     @inlinable
-    @discardableResult
     public func observe(
         on queue: ExecuteQueue = .current,
         changes: @escaping @Sendable (Element) -> Void

@@ -74,13 +74,13 @@ extension PrimitiveValue where Trait == MutableTrait {
     @inlinable
     public var value: Element {
         get {
-            core.value
+            readNotingObservation()
         }
         set {
             core.set(newValue)
         }
         _modify {
-            var value = core.copyForChange()
+            var value = core.read()
             // Set back also when the mutating code throws, as an `inout` argument is.
             defer { core.set(value) }
             yield &value

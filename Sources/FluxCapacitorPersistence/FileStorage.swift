@@ -65,6 +65,7 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     ///   - coalescingInterval: How long a value waits after a change before it is written
     ///     (100 ms by default; `.zero` writes at once, still off the changing thread).
     ///   - onError: Hears what goes wrong; prints to standard error by default.
+    @preconcurrency
     public init(
         directory: URL,
         coalescingInterval: Duration = .milliseconds(100),
@@ -87,6 +88,7 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     ///     (100 ms by default).
     ///   - onError: Hears what goes wrong; prints to standard error by default.
     /// - Returns: A storage in that folder, which is made when first written to.
+    @preconcurrency
     public static func applicationSupport(
         named name: String,
         coalescingInterval: Duration = .milliseconds(100),

@@ -19,7 +19,7 @@ public import FluxCapacitor
 ///
 /// A recorder hears every dispatch once, whether or not a live store received it, so an
 /// action can be tested with no store at all. It records from its creation until
-/// ``stop()`` or until it goes away. Read it from the task that made it.
+/// ``finish()`` or until it goes away. Read it from the task that made it.
 public final class DispatchRecorder {
     /// One recorded dispatch.
     public struct Entry {
@@ -43,7 +43,8 @@ public final class DispatchRecorder {
         let storage = self.storage
         subscription = dispatcher.observeDispatches { event in
             guard event.phase != .willReduce else { return }
-            storage.append(Entry(state: event.state, storeType: event.storeType, wasReceived: event.wasReceived))
+            storage.append(
+                Entry(state: event.state, storeType: event.storeType, wasReceived: event.phase != .droppedWithoutStore))
         }
     }
 
@@ -70,8 +71,21 @@ public final class DispatchRecorder {
     }
 
     /// Stops recording. What was recorded stays readable.
-    public func stop() {
+    ///
+    /// ```swift
+    /// recorder.finish()
+    /// ```
+    ///
+    /// The testing product's helpers end with `finish()`: a recorder stops recording, and a
+    /// ``DispatchTester`` also checks that every recorded change was asserted.
+    public func finish() {
         subscription.clean()
+    }
+
+    /// Stops recording: the name this had before 1.0, kept for source compatibility.
+    @available(*, deprecated, renamed: "finish()")
+    public func stop() {
+        finish()
     }
 }
 

@@ -264,7 +264,7 @@ public final class DispatchTester<State: DispatchState & Equatable> {
 
     private func finish(at location: CallLocation) {
         isFinished = true
-        recorder.stop()
+        recorder.finish()
         dispatches.finish(settings: settings, at: location)
         for tracked in trackedValues {
             tracked.finish(at: location)

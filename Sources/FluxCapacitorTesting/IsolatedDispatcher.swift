@@ -43,6 +43,24 @@ public struct IsolatedDispatcherTrait: TestTrait, SuiteTrait, TestScoping {
 
 extension Trait where Self == IsolatedDispatcherTrait {
     /// Runs each test case with a new, empty dispatcher of its own.
+    ///
+    /// Attach it to a test or to a suite (where it applies to every test in it, each test
+    /// case getting a dispatcher of its own):
+    ///
+    /// ```swift
+    /// @Test(.isolatedDispatcher) func addingAFavoriteAddsIt() async {
+    ///     let tester = DispatchTester(of: Dispatcher.Favorite.self)
+    ///     FavoriteAction().invoke(.add(fluxCapacitor))
+    ///     await tester.receive(.add(fluxCapacitor))
+    /// }
+    /// ```
+    ///
+    /// Inside the test, `Dispatcher.current` is that dispatcher: `instantiate()`,
+    /// `invoke(_:)` and `clear()` reach its registry, never `Dispatcher.shared` nor another
+    /// test's, so tests that run in parallel (Swift Testing's default) never share stores.
+    /// It is what `Dispatcher.shared.unregisterAll()` in a tear-down did for tests that ran
+    /// one at a time. Code the test starts on threads of its own (`DispatchQueue.async`,
+    /// `Task.detached`) is outside the scope: see `Dispatcher.withCurrent(_:operation:)`.
     public static var isolatedDispatcher: Self {
         IsolatedDispatcherTrait()
     }

@@ -43,6 +43,7 @@ public struct IssueReporter: Sendable {
     ///   - failure: Called with the message of each failure and the line it belongs to.
     ///   - note: Called with each note (what a non-exhaustive test skipped, when it lists
     ///     them) and its line.
+    @preconcurrency
     public init(
         failure: @escaping @Sendable (_ message: String, _ location: SourceLocation) -> Void,
         note: @escaping @Sendable (_ message: String, _ location: SourceLocation) -> Void = { _, _ in }

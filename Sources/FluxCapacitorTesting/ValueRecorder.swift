@@ -17,7 +17,7 @@ import Foundation
 /// ```
 ///
 /// It starts with the current value (unless `ignoreFirst` is `true`) and records every
-/// change until ``stop()`` or until it goes away.
+/// change until ``finish()`` or until it goes away.
 public final class ValueRecorder<Element: Sendable>: Sendable {
     let storage = RecordingBuffer<Element>()
     private let subscription: Dust
@@ -93,8 +93,21 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     }
 
     /// Stops recording. What was recorded stays readable.
-    public func stop() {
+    ///
+    /// ```swift
+    /// recorder.finish()
+    /// ```
+    ///
+    /// The testing product's helpers end with `finish()`: a recorder stops recording, and a
+    /// ``DispatchTester`` also checks that every recorded change was asserted.
+    public func finish() {
         subscription.clean()
+    }
+
+    /// Stops recording: the name this had before 1.0, kept for source compatibility.
+    @available(*, deprecated, renamed: "finish()")
+    public func stop() {
+        finish()
     }
 
     /// Thrown by ``waitForValues(count:timeout:)`` when fewer values arrived in time.

@@ -455,3 +455,9 @@ func updateSample() {
     let next = jobs.update { $0.popLast() }  // "build"
     _ = next
 }
+
+func signalBufferingPolicySample(sink: Sink<Int>) {
+    let latest: AsyncSignalValues<Int>.BufferingPolicy = .bufferingNewest(1)
+    let saved = sink.signal.values(bufferingPolicy: latest)
+    _ = saved
+}

@@ -129,3 +129,23 @@ func timeoutSample(flags: ValueRecorder<Bool>) async throws {
         print(timeout)  // waited for 3 values, got 2: [false, true]
     }
 }
+
+func recorderFinishSample(recorder: DispatchRecorder) {
+    recorder.finish()
+}
+
+func valueRecorderFinishSample(recorder: ValueRecorder<Bool>) {
+    recorder.finish()
+}
+
+// MIGRATION.md, "Names deprecated before 1.0"
+func endRecording(_ recorder: DispatchRecorder, flags: ValueRecorder<Bool>) {
+    recorder.finish()
+    flags.finish()
+}
+
+func logDropped(_ event: DispatchEvent) {
+    if event.phase == .droppedWithoutStore {
+        print("\(event.state) reached no store")
+    }
+}

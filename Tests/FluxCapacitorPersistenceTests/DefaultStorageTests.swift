@@ -42,6 +42,7 @@ struct DefaultStorageTests {
         #expect(second.contents(of: "count") == nil)
     }
 
+    #if os(macOS) || os(Linux)  // exit tests: not on iOS, tvOS, watchOS, visionOS
     /// The app sets its storage once; values made anywhere later (a detached task, another
     /// thread) use it. In a process of its own, which the setting is for.
     @Test func theAppsStorageSetAtLaunchSavesValuesMadeAnywhereLater() async {
@@ -76,4 +77,5 @@ struct DefaultStorageTests {
                 DefaultStorage.set(FileStorage.applicationSupport(named: "MyApp")).
                 """)
     }
+    #endif
 }

@@ -75,7 +75,7 @@ struct AsyncValuesTests {
         #expect(variable.core.observerCount == 1)
         variable.value = 1
         #expect(received.value == [0])
-        started.stop()
+        started.finish()
     }
 
     @Test func anUnboundedSequenceGivesASlowConsumerEveryValueInOrder() async {

@@ -89,7 +89,7 @@ struct DerivedValueTests {
         let second = ValueRecorder(doubled, ignoreFirst: true)
         let third = ValueRecorder(distinct, ignoreFirst: true)
         source.value = 1
-        first.stop()
+        first.finish()
         source.value = 2
         #expect(first.values == [2])
         #expect(second.values == [2, 4])

@@ -82,7 +82,10 @@ struct DispatchTests {
         let log = Locked<[String]>([])
         let dust = Dispatcher.current.observeDispatches { event in
             let count = (event.store as? CounterStore)?.count.value ?? -1
-            log.withLock { $0.append("\(event.phase) \(event.state) count=\(count) received=\(event.wasReceived)") }
+            log.withLock {
+                $0.append(
+                    "\(event.phase) \(event.state) count=\(count) received=\(event.phase != .droppedWithoutStore)")
+            }
         }
         CounterAction().invoke(.add(2))
         dust.clean()

@@ -44,7 +44,7 @@ struct TestingHelpersTests {
 
         recorder.removeAll()
         CounterAction().invoke(.set(7))
-        recorder.stop()
+        recorder.finish()
         CounterAction().invoke(.set(8))
         #expect(recorder.states(of: Dispatcher.Counter.self) == [.set(7)])
         #expect(store.count.value == 8)
@@ -56,7 +56,7 @@ struct TestingHelpersTests {
         let changesOnly = ValueRecorder(Constant(variable), ignoreFirst: true)
         variable.value = 2
         variable.value = 3
-        recorder.stop()
+        recorder.finish()
         variable.value = 4
         #expect(recorder.values == [1, 2, 3])
         #expect(recorder.last == 3)
@@ -70,7 +70,7 @@ struct TestingHelpersTests {
         sink.send(2)
         DispatchQueue.global().async { sink.send(3) }
         #expect(try await recorder.waitForValues(count: 2) == [2, 3])
-        recorder.stop()
+        recorder.finish()
         sink.send(4)
         #expect(recorder.values == [2, 3])
     }

@@ -230,3 +230,45 @@ final class RepositoryListViewModel {
 func countVisit(in visits: Variable<Int>) {
     visits.update { $0 += 1 }
 }
+
+// MARK: - Stores that are not `final`
+
+extension Dispatcher {
+    enum Test: DispatchState {
+        typealias RelatedStoreType = TestStore
+        typealias RelatedActionType = TestAction
+
+        case increment
+    }
+}
+
+struct TestAction: Actionable {
+    typealias DispatchStateType = Dispatcher.Test
+}
+
+final class TestStore: Storable {
+    typealias DispatchStateType = Dispatcher.Test
+
+    let count: Constant<Int>
+    private let _count = Variable(0)
+
+    required init() {
+        count = Constant(_count)
+    }
+
+    func reduce(with state: Dispatcher.Test) {
+        switch state {
+        case .increment: _count.value += 1
+        }
+    }
+}
+
+protocol CountingStore: Storable {
+    var count: Constant<Int> { get }
+}
+
+extension CountingStore {
+    var isEmpty: Bool { count.value == 0 }
+}
+
+extension TestStore: CountingStore {}

@@ -68,6 +68,16 @@ struct MigrationGuideTests {
         reportDroppedDispatches(until: dustBuster)
         #expect(dustBuster.count == 1)
     }
+
+    @Test func aFinalStoreReducesAndSharesCodeThroughAProtocol() {
+        Dispatcher.withCurrent(Dispatcher()) {
+            let store = TestStore.instantiate()
+            #expect(store.isEmpty)
+            TestAction().invoke(.increment)
+            #expect(store.count.value == 1)
+            #expect(!store.isEmpty)
+        }
+    }
 }
 
 /// Counts `onChange` calls.

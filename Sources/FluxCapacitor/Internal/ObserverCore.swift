@@ -86,7 +86,8 @@ class ObserverCore: @unchecked Sendable {
 
     /// Records a read through `.value`: makes the bridge if this is the first, and tells
     /// the registrar (which calls no user code and takes no lock of ours). Call with
-    /// `lock` held; keeps it.
+    /// `lock` held; keeps it. Only `PrimitiveValue.readNotingObservation()`, the public
+    /// getters' read, calls it (`LibraryReadsTests` checks).
     @usableFromInline
     final func noteReadLocked() {
         assert(lock.isHeldByCurrentThread)

@@ -9,8 +9,10 @@
 ///   for the observer meanwhile, delivered after the first value. So a slow first value
 ///   holds up nobody else's notifications, and the new observer still sees every value in
 ///   order.
-/// - **Observation.** A read through `.value` registers with Swift's Observation, making
-///   the core's `observation` bridge the first time. A change of a value that has a bridge
+/// - **Observation.** A read through the public `.value` registers with Swift's
+///   Observation, making the core's `observation` bridge the first time; that read is
+///   `PrimitiveValue.readNotingObservation()`, outside the core, so that the library's own
+///   reads (`read()`, `snapshot()`) cannot note one. A change of a value that has a bridge
 ///   tells its registrar `willSet` before storing the value (without the lock, since
 ///   trackers run there and may read the value) and `didSet` after its round.
 /// - **Releasing values.** A replaced value is let go of outside the lock, because its last
@@ -34,17 +36,6 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
 
     // MARK: Value
 
-    /// The value, read through `.value`: the read takes part in Swift's Observation (see
-    /// `observation`). The library's own reads use `snapshot()`, which does not.
-    @inlinable
-    var value: Element {
-        lockOrTrap()
-        noteReadLocked()
-        let value = storage
-        lock.unlock()
-        return value
-    }
-
     /// Sets the value. If it was ever read through `.value`, the registrar hears of the
     /// change: `willSet` before it (without the lock, since trackers run there), `didSet`
     /// after the observers of this round ran.
@@ -58,11 +49,17 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
         withExtendedLifetime(replaced) {}
     }
 
-    /// The value, copied for an in-place change through `Variable.value`, which changes the
-    /// copy with no lock held and sets it back with `set(_:)`. Unlike `value`, not a read
-    /// for Swift's Observation: the change tells the registrar `willSet` and `didSet`.
+    /// The value, for the library's own reads: a derived value comparing with what it
+    /// holds, or an in-place change through `Variable.value`, which changes this copy with
+    /// no lock held and sets it back with `set(_:)`.
+    ///
+    /// Not a read for Swift's Observation, and the core has no read that is: only the public
+    /// getters note one (`PrimitiveValue.readNotingObservation()`), so no code of the
+    /// library that holds a core (derived values, bindings, `values`, persistence, the
+    /// testing recorders) can make a tracking scope it runs in depend on the value, or
+    /// give the value a bridge that every later change pays for.
     @inlinable
-    func copyForChange() -> Element {
+    func read() -> Element {
         lockOrTrap()
         let value = storage
         lock.unlock()
