@@ -130,6 +130,38 @@ public final class Dispatcher: @unchecked Sendable {
         finishDispatchingAndUnlock()
     }
 
+    /// Dispatches `state` unless `task` is cancelled, checked with `mutex` held: when it is
+    /// reduced, not when it is asked for. A dispatch queued behind the one running on this
+    /// thread is checked when its turn comes. See ``Actionable/invoke(_:unlessCancelled:)``.
+    /// (Not a hot path: separate from `dispatch(_:)`, which it leaves as it was.)
+    func dispatch<State: DispatchState>(_ state: State, unlessCancelled task: InFlightTask) {
+        if mutex.isHeldByCurrentThread {
+            queued.append { dispatcher in
+                if !task.isCancelledForDispatch {
+                    dispatcher.reduceLocked(state)
+                }
+            }
+            return
+        }
+        mutex.lock()
+        if !task.isCancelledForDispatch {
+            reduceLocked(state)
+        }
+        finishDispatchingAndUnlock()
+    }
+
+    /// Returns once no dispatch runs on another thread: a dispatch running now (its
+    /// `reduce`, its `.current` observers and what they queued) has ended. At once on a
+    /// thread that is dispatching. Used by ``InFlightTask`` so that cancelling it waits for
+    /// a dispatch of its work that already passed the check.
+    func waitForDispatchOnOtherThreads() {
+        if mutex.isHeldByCurrentThread {
+            return
+        }
+        mutex.lock()
+        mutex.unlock()
+    }
+
     /// Reduces `state` in its live store and tells the log. Call with `mutex` held;
     /// returns with it held.
     @inlinable

@@ -34,11 +34,10 @@ final class UserRepositoryViewModel: Sendable {
     var counterText: String { "\(repositories.count) / \(repositoryStore.totalCount.value)" }
 
     /// Loads the first page of the selected user's repositories, dropping the previous
-    /// user's (and cancelling a request for them still in flight).
+    /// user's and cancelling a request for them still in flight (made by any screen: the
+    /// store's `lastTask`), whose states no longer reach the store.
     func load() async {
-        let previous = repositoryStore.lastTask.value
-        action.clearRepositories(cancelling: previous)
-        await previous?.finish()
+        action.clearRepositories(cancelling: repositoryStore.lastTask.value)
         guard let user else { return }
         await action.fetchRepositories(withUserID: user.id, after: nil).finish()
     }

@@ -22,9 +22,11 @@ extension Dispatcher {
     }
 }
 
-/// A request in flight, which can be cancelled or awaited.
+/// A request in flight, which can be cancelled or awaited: the `lastTask` of the original
+/// sample, kept in `RepositoryStore` so that any screen can cancel it. Nothing of a
+/// cancelled request reaches the store (see `RepositoryAction`).
 struct FetchTask: Sendable, Hashable, CustomStringConvertible {
-    let task: Task<Void, Never>
+    let task: InFlightTask
 
     func cancel() {
         task.cancel()
@@ -32,7 +34,7 @@ struct FetchTask: Sendable, Hashable, CustomStringConvertible {
 
     /// Waits for the request to end.
     func finish() async {
-        await task.value
+        await task.finish()
     }
 
     var description: String { "request" }

@@ -6,58 +6,62 @@ struct RepositoryAction: Actionable, Sendable {
 
     let session: any GitHubSession
     let pageSize: Int
+    /// The request in flight: a new one (another user opened, the next page) cancels it,
+    /// and nothing of a cancelled request reaches `RepositoryStore` (its states are
+    /// dispatched with `invoke(_:unlessCancelled:)`).
+    private let fetches = InFlightTasks<String>(policy: .cancelRunning)
 
     init(session: any GitHubSession = StubSession(), pageSize: Int = 10) {
         self.session = session
         self.pageSize = pageSize
     }
 
-    /// Starts fetching a page of the user's repositories, and dispatches the request as
-    /// `lastTask` so it can be cancelled: fetching on, then the page info, the
-    /// repositories and the total count; fetching off at the end.
+    /// Starts fetching a page of the user's repositories, cancelling the request in
+    /// flight, and dispatches the request as `lastTask` so any screen can cancel it:
+    /// fetching on, then the page info, the repositories and the total count; fetching off
+    /// at the end.
     @discardableResult
     func fetchRepositories(withUserID id: String, after cursor: String?) -> FetchTask {
-        // The task waits until it is dispatched as `lastTask`, so that the states always
-        // come in the same order. (`Task { }` carries the caller's dispatcher scope.)
+        // The work waits until it is dispatched as `lastTask`, so that the states always
+        // come in the same order. (The task carries the caller's dispatcher scope.)
         let (dispatched, markDispatched) = AsyncStream<Never>.makeStream()
+        // `.cancelRunning` starts every request.
         let task = FetchTask(
-            task: Task {
+            task: fetches.start(Self.repositories) { task in
                 for await _ in dispatched {}
-                await fetchPage(userID: id, after: cursor)
-            })
+                await fetchPage(userID: id, after: cursor, task: task)
+            }!)
         invoke(.lastTask(task))
         markDispatched.finish()
         return task
     }
 
-    private func fetchPage(userID: String, after cursor: String?) async {
-        invoke(.isRepositoryFetching(true))
-        defer { invoke(.isRepositoryFetching(false)) }
-        let result: Result<GitHub.Page<GitHub.Repository>, GitHubError>
+    private static let repositories = "repositories"
+
+    private func fetchPage(userID: String, after cursor: String?, task: InFlightTask) async {
+        // A cancelled request dispatches nothing, the fetching flag included: whoever
+        // cancelled it has moved on, and turned the flag off or over to its own request.
+        invoke(.isRepositoryFetching(true), unlessCancelled: task)
+        defer { invoke(.isRepositoryFetching(false), unlessCancelled: task) }
         do {
-            result = .success(
-                try await session.send(UserRepositoriesRequest(userID: userID, first: pageSize, after: cursor)))
+            let page = try await session.send(UserRepositoriesRequest(userID: userID, first: pageSize, after: cursor))
+            invoke(.lastError(nil), unlessCancelled: task)
+            invoke(.lastPageInfo(page.pageInfo), unlessCancelled: task)
+            invoke(.addRepositories(page.nodes), unlessCancelled: task)
+            invoke(.repositoryTotalCount(page.totalCount), unlessCancelled: task)
         } catch {
-            result = .failure(GitHubError(error))
-        }
-        // A cancelled request dispatches no result: whoever cancelled it has moved on.
-        guard !Task.isCancelled else { return }
-        switch result {
-        case .success(let page):
-            invoke(.lastError(nil))
-            invoke(.lastPageInfo(page.pageInfo))
-            invoke(.addRepositories(page.nodes))
-            invoke(.repositoryTotalCount(page.totalCount))
-        case .failure(let error):
-            invoke(.lastError(error))
+            invoke(.lastError(GitHubError(error)), unlessCancelled: task)
         }
     }
 
-    /// Cancels `request` (if any) and forgets the repositories and where paging was. The
-    /// request turns fetching off when it ends; await it (`finish()`) before starting
-    /// another, so that its states come first.
+    /// Cancels `request` (if any) and forgets the repositories and where paging was.
+    /// Nothing of the cancelled request reaches the store after this returns, so another
+    /// fetch can start at once.
     func clearRepositories(cancelling request: FetchTask?) {
-        request?.cancel()
+        if let request {
+            request.cancel()
+            invoke(.isRepositoryFetching(false))
+        }
         invoke(.lastTask(nil))
         invoke(.removeAllRepositories)
         invoke(.lastPageInfo(nil))

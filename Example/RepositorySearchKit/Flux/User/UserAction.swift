@@ -7,6 +7,9 @@ struct UserAction: Actionable, Sendable {
 
     let session: any GitHubSession
     let pageSize: Int
+    /// The search in flight: a new one cancels it, and nothing of a cancelled search
+    /// reaches `UserStore` (its states are dispatched with `invoke(_:unlessCancelled:)`).
+    private let searches = InFlightTasks<String>(policy: .cancelRunning)
 
     init(session: any GitHubSession = StubSession(), pageSize: Int = 4) {
         self.session = session
@@ -15,20 +18,44 @@ struct UserAction: Actionable, Sendable {
 
     /// Records the query; an empty query stops there. Otherwise sets fetching on, asks for
     /// a page of users, then dispatches the users, the page info and the total count;
-    /// fetching goes off when the request ends, success or not.
+    /// fetching goes off when the request ends, success or not. Returns when the search
+    /// has ended, or was cancelled by a newer one.
     func fetchUsers(withQuery query: String, after cursor: String?) async {
+        await startFetchingUsers(withQuery: query, after: cursor)?.finish()
+    }
+
+    /// Like `fetchUsers(withQuery:after:)`, without waiting: the search in flight is
+    /// cancelled, and nothing it would still dispatch reaches `UserStore`. Returns the
+    /// new search (`nil` for an empty query), a `Dust` to cancel it with.
+    @discardableResult
+    func startFetchingUsers(withQuery query: String, after cursor: String?) -> InFlightTask? {
         invoke(.lastSearchQuery(query))
-        guard !query.isEmpty else { return }
-        invoke(.isUserFetching(true))
-        defer { invoke(.isUserFetching(false)) }
+        guard !query.isEmpty else {
+            if searches.isRunning(Self.search) {
+                searches.cancel(Self.search)
+                invoke(.isUserFetching(false))
+            }
+            return nil
+        }
+        return searches.start(Self.search) { task in
+            await fetchPage(query: query, after: cursor, task: task)
+        }
+    }
+
+    private static let search = "search"
+
+    private func fetchPage(query: String, after cursor: String?, task: InFlightTask) async {
+        // A cancelled search leaves the flag to the search that replaced it.
+        invoke(.isUserFetching(true), unlessCancelled: task)
+        defer { invoke(.isUserFetching(false), unlessCancelled: task) }
         do {
             let page = try await session.send(SearchUsersRequest(query: query, first: pageSize, after: cursor))
-            invoke(.lastError(nil))
-            invoke(.addUsers(page.nodes))
-            invoke(.lastPageInfo(page.pageInfo))
-            invoke(.userTotalCount(page.totalCount))
+            invoke(.lastError(nil), unlessCancelled: task)
+            invoke(.addUsers(page.nodes), unlessCancelled: task)
+            invoke(.lastPageInfo(page.pageInfo), unlessCancelled: task)
+            invoke(.userTotalCount(page.totalCount), unlessCancelled: task)
         } catch {
-            invoke(.lastError(GitHubError(error)))
+            invoke(.lastError(GitHubError(error)), unlessCancelled: task)
         }
     }
 
