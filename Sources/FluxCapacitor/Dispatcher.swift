@@ -244,7 +244,9 @@ public final class Dispatcher: @unchecked Sendable {
 
     /// Calls `handler` for every dispatch of this dispatcher, until the returned ``Dust``
     /// is cleaned: before and after the store reduces the state, or once when no live
-    /// store receives it.
+    /// store receives it. A dispatch of cancelled work
+    /// (``Actionable/invoke(_:unlessCancelled:)`` after its ``InFlightTask`` was
+    /// cancelled) is not a dispatch: it reaches no store and no handler.
     ///
     /// The handler runs on the dispatching thread, in dispatch order, while the dispatch
     /// runs; it may dispatch (the dispatch is queued) but must not wait for other threads
