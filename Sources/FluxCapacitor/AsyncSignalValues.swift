@@ -32,7 +32,7 @@ public struct AsyncSignalValues<Element: Sendable>: AsyncSequence, Sendable {
     /// ```
     public typealias BufferingPolicy = AsyncStream<Element>.Continuation.BufferingPolicy
 
-    let core: SignalCore<Element>
+    let core: DeliveryCore<Element>
     let bufferingPolicy: BufferingPolicy
 
     /// Starts observing: the iterator yields each value sent from now on.

@@ -23,10 +23,10 @@
 /// A signal is a view of its sink: copies observe the same events.
 public struct Signal<Element: Sendable>: Sendable {
     @usableFromInline
-    let core: SignalCore<Element>
+    let core: DeliveryCore<Element>
 
     @usableFromInline
-    init(core: SignalCore<Element>) {
+    init(core: DeliveryCore<Element>) {
         self.core = core
     }
 

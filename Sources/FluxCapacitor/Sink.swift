@@ -35,11 +35,11 @@
 /// have: see ``Signal``.
 public final class Sink<Element: Sendable>: Sendable {
     @usableFromInline
-    let core: SignalCore<Element>
+    let core: DeliveryCore<Element>
 
     /// Makes a sink whose signal nobody observes yet.
     public init() {
-        core = SignalCore()
+        core = DeliveryCore()
     }
 
     /// Delivers `value` to every current observer of ``signal``, in the order they

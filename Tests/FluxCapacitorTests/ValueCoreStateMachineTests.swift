@@ -12,6 +12,12 @@ struct ValueCoreStateMachineTests {
     static let drainer: UInt = 0x1000
     static let other: UInt = 0x2000
 
+    /// What `nextOfFirstDelivery` said, with the values as `Int`s.
+    enum FirstDeliveryStep: Equatable {
+        case deliver(Int?)
+        case ended(dropping: [Int?])
+    }
+
     /// A machine and the observers a test made, let go of at the end.
     final class Fixture {
         private let round = AtomicWord()
@@ -36,8 +42,19 @@ struct ValueCoreStateMachineTests {
 
         // The events, as methods of the fixture, so that `#expect` can take their results.
 
+        /// The machine's `change` of a value numbered by the changes so far: the round to
+        /// deliver, or `nil` when it was handed over.
         func change(on thread: UInt) -> ValueCoreStateMachine.Delivery? {
-            machine.change(thread: thread)
+            switch machine.change(Int(machine.version) + 1, thread: thread) {
+            case .deliverRound(let delivery): return delivery
+            case .handedOver: return nil
+            }
+        }
+
+        /// Whether work was handed over to the running round (the state's case).
+        var isHandedOver: Bool {
+            if case .handedOver = machine.state { return true }
+            return false
         }
 
         func observe(_ observer: ObserverDust, first: Bool, on thread: UInt) -> ValueCoreStateMachine.ObserveAction {
@@ -57,28 +74,39 @@ struct ValueCoreStateMachineTests {
             }
         }
 
-        func nextStep() -> ValueCoreStateMachine.RoundStep {
+        func nextStep() -> ValueCoreStateMachine.NextStepAction {
             machine.nextStep()
         }
 
-        func queueForFirstDelivery(_ observer: ObserverDust) -> Bool {
-            machine.queueForFirstDelivery(ObjectIdentifier(observer))
+        /// The machine's `reach` of `observer` by a round with `value`: whether it queued it.
+        func queueForFirstDelivery(_ observer: ObserverDust, _ value: Int = 0) -> Bool {
+            machine.reach(ObjectIdentifier(observer), with: (value, nil)) == .queued
         }
 
-        func nextOfFirstDelivery(_ observer: ObserverDust) -> ValueCoreStateMachine.FirstDeliveryStep {
-            machine.nextOfFirstDelivery(observer)
+        /// The machine's `nextOfFirstDelivery`, with the values it hands back as `Int`s.
+        func nextOfFirstDelivery(_ observer: ObserverDust) -> FirstDeliveryStep {
+            switch machine.nextOfFirstDelivery(observer) {
+            case .deliver(let next): return .deliver(next.value as? Int)
+            case .ended(var dropped):
+                var values: [Int?] = []
+                while let value = dropped.popFirst() {
+                    values.append(value.value as? Int)
+                }
+                return .ended(dropping: values)
+            }
         }
 
         /// Runs `nextStep` until the round ends, counting the values it delivers; returns
         /// that count and what the end lets go of.
-        func finishRound() -> (delivered: Int, left: [Unmanaged<ObserverDust>], leftBeforeJoining: [ObserverDust]) {
-            var delivered = 0
+        func finishRound() -> (delivered: [Int?], left: [Unmanaged<ObserverDust>], leftBeforeJoining: [ObserverDust]) {
+            var delivered: [Int?] = []
             while true {
                 machine._checkInvariants()
                 switch machine.nextStep() {
-                case .deliverNextValue: delivered += 1
+                case .deliver(let value, _): delivered.append(value.value as? Int)
                 case .ended(let left, let leftBeforeJoining):
                     machine._checkInvariants()
+                    #expect(!isHandedOver)
                     return (delivered, left, leftBeforeJoining)
                 }
             }
@@ -102,6 +130,7 @@ struct ValueCoreStateMachineTests {
         #expect(delivery?.count == 1)
         #expect(delivery?.besideFirstDeliveries == false)
         #expect(fixture.checked.round.load() == Self.drainer)
+        #expect(!fixture.isHandedOver)
         #expect(fixture.machine.version == 1)
         // Nobody disturbed the round: its drainer ends it without the lock.
         #expect(fixture.machine.round.compareExchange(expected: Self.drainer, desired: 0))
@@ -113,11 +142,12 @@ struct ValueCoreStateMachineTests {
         #expect(fixture.change(on: Self.other) == nil)
         #expect(fixture.change(on: Self.drainer) == nil)  // from an observer
         #expect(fixture.checked.round.load() == Self.drainer | 1)
+        #expect(fixture.isHandedOver)
         #expect(fixture.machine.version == 3)
         // The flag makes the drainer's lock-free end fail, so it takes the steps.
         #expect(!fixture.machine.round.compareExchange(expected: Self.drainer, desired: 0))
         let end = fixture.finishRound()
-        #expect(end.delivered == 2)
+        #expect(end.delivered == [2, 3])  // the values the machine held, in order
         #expect(fixture.machine.round.load() == 0)
     }
 
@@ -125,7 +155,7 @@ struct ValueCoreStateMachineTests {
         let fixture = Fixture()
         fixture.startRound()
         let end = fixture.finishRound()
-        #expect(end.delivered == 0 && end.left.isEmpty && end.leftBeforeJoining.isEmpty)
+        #expect(end.delivered.isEmpty && end.left.isEmpty && end.leftBeforeJoining.isEmpty)
         #expect(fixture.machine.round.load() == 0)
     }
 
@@ -149,7 +179,7 @@ struct ValueCoreStateMachineTests {
         #expect(observer.place == .inSlab(0))
         #expect(fixture.checked.firstDeliveries.count == 1)
         #expect(fixture.machine.delivery.besideFirstDeliveries)
-        #expect(fixture.nextOfFirstDelivery(observer) == .ended(dropping: 0))
+        #expect(fixture.nextOfFirstDelivery(observer) == .ended(dropping: []))
         #expect(fixture.checked.firstDeliveries.isEmpty)
     }
 
@@ -165,17 +195,38 @@ struct ValueCoreStateMachineTests {
         #expect(fixture.checked.observerCount == 2)
 
         // `early` joins before value 2 and gets it; `late` observed it already (first value).
-        guard case .deliverNextValue(let delivery) = fixture.nextStep() else {
+        guard case .deliver(let value, let delivery) = fixture.nextStep() else {
             Issue.record("expected value 2")
             return
         }
+        #expect(value.value as? Int == 2)
         #expect(delivery.count == 1)
         #expect(early.place == .inSlab(0))
         #expect(late.place == .joining)
         let end = fixture.finishRound()
-        #expect(end.delivered == 0)
+        #expect(end.delivered.isEmpty)
         #expect(late.place == .inSlab(1))
-        #expect(fixture.nextOfFirstDelivery(late) == .ended(dropping: 0))
+        #expect(fixture.nextOfFirstDelivery(late) == .ended(dropping: []))
+    }
+
+    @Test func aJoinHandedOverBetweenTwoValuesJoinsAfterTheFirstAndBeforeTheSecond() {
+        let fixture = Fixture()
+        fixture.startRound()  // 1
+        #expect(fixture.change(on: Self.other) == nil)  // 2, handed over
+        let observer = fixture.makeObserver()
+        #expect(fixture.observe(observer, first: false, on: Self.other) == .nothing)
+        #expect(fixture.change(on: Self.other) == nil)  // 3, handed over after the join
+        guard case .deliver(let second, let before) = fixture.nextStep() else {
+            Issue.record("expected value 2")
+            return
+        }
+        #expect(second.value as? Int == 2 && before.count == 0 && observer.place == .joining)
+        guard case .deliver(let third, let after) = fixture.nextStep() else {
+            Issue.record("expected value 3")
+            return
+        }
+        #expect(third.value as? Int == 3 && after.count == 1 && observer.place == .inSlab(0))
+        #expect(fixture.finishRound().delivered.isEmpty)
     }
 
     @Test func observingFromTheDrainersOwnRoundJoinsAfterItAndTakesItsFirstValueAtOnce() {
@@ -210,6 +261,7 @@ struct ValueCoreStateMachineTests {
         _ = fixture.observe(observer, first: false, on: Self.other)
         let delivery = fixture.change(on: Self.drainer)!
         #expect(fixture.remove(observer, on: Self.drainer) == "nothing")
+        #expect(fixture.isHandedOver)  // what it lets go of waits for the round's end
         // The round re-reads each slot: it will not call the observer again.
         #expect(delivery.slots![0] == nil)
         #expect(observer.place == .left)
@@ -320,13 +372,13 @@ struct ValueCoreStateMachineTests {
         _ = fixture.observe(bystander, first: false, on: Self.other)
         _ = fixture.observe(observer, first: true, on: Self.other)
         #expect(fixture.change(on: Self.drainer)?.besideFirstDeliveries == true)
-        #expect(!fixture.queueForFirstDelivery(bystander))
-        #expect(fixture.queueForFirstDelivery(observer))
-        #expect(fixture.queueForFirstDelivery(observer))
+        #expect(!fixture.queueForFirstDelivery(bystander, 1))
+        #expect(fixture.queueForFirstDelivery(observer, 1))
+        #expect(fixture.queueForFirstDelivery(observer, 2))
         _ = fixture.finishRound()
-        #expect(fixture.nextOfFirstDelivery(observer) == .deliverQueued)
-        #expect(fixture.nextOfFirstDelivery(observer) == .deliverQueued)
-        #expect(fixture.nextOfFirstDelivery(observer) == .ended(dropping: 0))
+        #expect(fixture.nextOfFirstDelivery(observer) == .deliver(1))
+        #expect(fixture.nextOfFirstDelivery(observer) == .deliver(2))
+        #expect(fixture.nextOfFirstDelivery(observer) == .ended(dropping: []))
         #expect(fixture.checked.firstDeliveries.isEmpty)
     }
 
@@ -334,10 +386,10 @@ struct ValueCoreStateMachineTests {
         let fixture = Fixture()
         let observer = fixture.makeObserver()
         _ = fixture.observe(observer, first: true, on: Self.other)
-        #expect(fixture.queueForFirstDelivery(observer))
-        #expect(fixture.queueForFirstDelivery(observer))
+        #expect(fixture.queueForFirstDelivery(observer, 1))
+        #expect(fixture.queueForFirstDelivery(observer, 2))
         #expect(fixture.remove(observer, on: Self.other) == "release")
-        #expect(fixture.nextOfFirstDelivery(observer) == .ended(dropping: 2))
+        #expect(fixture.nextOfFirstDelivery(observer) == .ended(dropping: [1, 2]))
         #expect(fixture.checked.firstDeliveries.isEmpty)
     }
 

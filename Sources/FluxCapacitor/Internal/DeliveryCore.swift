@@ -2,30 +2,20 @@
 /// observers run: the core of a ``Sink`` and its ``Signal``s, and the delivering half of a
 /// ``Variable``'s core (`ValueCore`, which adds the stored value and first values).
 ///
-/// Every decision is the state machine's (`ValueCoreStateMachine`, in `ObserverCore`);
-/// this class carries out its actions: it calls observers, keeps the values the machine
-/// queues (in the same order), and lets go of observers and values outside the lock,
-/// because the last release of either may run user `deinit` code that reaches this core.
-/// `Internal/README.md` draws the states and events.
+/// Every decision, and every piece of bookkeeping, is the state machine's
+/// (`ValueCoreStateMachine`, in `ObserverCore`); this class carries out its actions, each
+/// in one `switch`: it calls observers, and lets go of observers and values outside the
+/// lock, because the last release of either may run user `deinit` code that reaches this
+/// core. `Internal/README.md` draws the states and events.
 ///
 /// The common paths (a change, a round, observe and finish with nothing handed over) are
 /// inlinable, so that clients run them specialized for their element type; everything
 /// rarer lives in non-inlinable methods.
 @usableFromInline
 class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
-    // Sendable: `lock` (in the base class) guards the stored vars below.
+    // Sendable: no stored state of its own; `ObserverCore` says what guards its fields.
     @usableFromInline
     typealias Record = ObserverRecord<Element>
-
-    /// The values handed over to the running round, each with the dispatcher scope it was
-    /// set in (`nil` for none), in the order of the machine's versions.
-    @exclusivity(unchecked)
-    private final var handedOverValues = FIFO<(value: Element, scope: Dispatcher?)>()
-    /// The values rounds queued for observers whose first value is being delivered, each
-    /// with its scope, in the numbers the machine counts. An observer with none has no
-    /// entry.
-    @exclusivity(unchecked)
-    private final var queuedForFirstDelivery: [ObjectIdentifier: FIFO<(value: Element, scope: Dispatcher?)>] = [:]
 
     @usableFromInline
     override init() {
@@ -40,23 +30,15 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     @inlinable
     final func deliverChangeAndUnlock(_ value: Element) {
         assert(lock.isHeldByCurrentThread)
-        guard let delivery = machine.change(thread: ThreadID.current) else {
-            handOverAndUnlock(value)
-            return
+        switch machine.change(value, thread: ThreadID.current) {
+        case .deliverRound(let delivery):
+            lock.unlock()
+            deliverRound(value, to: delivery)
+            finishRound()
+        case .handedOver:
+            machine._checkInvariants()
+            lock.unlock()
         }
-        lock.unlock()
-        deliverRound(value, to: delivery)
-        finishRound()
-    }
-
-    /// Queues `value`, with the dispatcher scope it is set in, for the running round's
-    /// drainer. Call with `lock` held; unlocks.
-    @usableFromInline
-    final func handOverAndUnlock(_ value: Element) {
-        assert(lock.isHeldByCurrentThread)
-        handedOverValues.append((value, Dispatcher.scopeToCarry))
-        machine._checkInvariants()
-        lock.unlock()
     }
 
     /// Delivers `value` to every observer, without storing it: what a ``Sink`` sends.
@@ -64,6 +46,16 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     final func send(_ value: Element) {
         lock.lock()
         deliverChangeAndUnlock(value)
+    }
+
+    /// A value the machine held (handed over, or queued behind a first value), back as the
+    /// element it was made from.
+    @usableFromInline
+    static func element(of waiting: ValueCoreStateMachine.WaitingValue) -> Element {
+        guard let element = waiting.value as? Element else {
+            preconditionFailure("DeliveryCore: internal inconsistency: a waiting value is not a \(Element.self)")
+        }
+        return element
     }
 
     // MARK: Observers
@@ -77,6 +69,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
         let record = makeRecord(on: queue, changes: changes)
         lock.lock()
         _ = machine.observe(record, wantsFirst: false, thread: ThreadID.current)
+        machine._checkInvariants()
         lock.unlock()
         return record
     }
@@ -102,55 +95,32 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// Delivers an observer's first value, then what rounds queued for it meanwhile, until
     /// none is left or it was cleaned (the machine's `nextOfFirstDelivery`). Call without
     /// `lock`, after the machine's `observe` said `.deliverFirstValue`.
-    ///
-    /// The common case, a first value that no round disturbed, touches no storage of the
-    /// element type: unspecialized code looks up the metadata of every generic type it
-    /// touches, which would cost more than the rest of the observe.
     final func deliverFirst(_ first: Element, to record: Record, handler: @escaping @Sendable (Element) -> Void) {
         record.receive(first, handler: handler)
-        lock.lock()
-        let step = machine.nextOfFirstDelivery(record)
-        if step == .ended(dropping: 0) {
-            lock.unlock()
-        } else {
-            carryOutAndUnlock(step, of: record, handler: handler)
-        }
+        repeat {
+            lock.lock()
+            machine._checkInvariants()
+        } while carryOutAndUnlock(machine.nextOfFirstDelivery(record), for: record, handler: handler)
     }
 
-    /// `deliverFirst` when rounds queued values for `record` meanwhile: carries out `step`
-    /// and the machine's next ones, until the first delivery ends. Call with `lock` held;
-    /// unlocks.
+    /// Carries out the machine's `nextOfFirstDelivery` action. Call with `lock` held;
+    /// unlocks. Returns whether the first delivery goes on. (A function of its own so that
+    /// the value in `action` is let go of when it returns, before the caller locks again.)
     private final func carryOutAndUnlock(
-        _ step: ValueCoreStateMachine.FirstDeliveryStep, of record: Record,
+        _ action: ValueCoreStateMachine.NextOfFirstDeliveryAction, for record: Record,
         handler: @escaping @Sendable (Element) -> Void
-    ) {
+    ) -> Bool {
         assert(lock.isHeldByCurrentThread)
-        let id = ObjectIdentifier(record)
-        var step = step
-        while true {
-            switch step {
-            case .deliverQueued:
-                do {
-                    let next = queuedForFirstDelivery[id]!.popFirst()!
-                    if queuedForFirstDelivery[id]!.isEmpty {
-                        queuedForFirstDelivery[id] = nil
-                    }
-                    lock.unlock()
-                    // `next` is let go of at the end of this block, before locking again.
-                    Dispatcher.withScope(next.scope) { record.receive(next.value, handler: handler) }
-                }
-                lock.lock()
-                step = machine.nextOfFirstDelivery(record)
-            case .ended(dropping: 0):
-                lock.unlock()
-                return
-            case .ended:
-                let dropped = queuedForFirstDelivery.removeValue(forKey: id)
-                lock.unlock()
-                // Let go of outside the lock: a value's deinit may reach this core.
-                withExtendedLifetime(dropped) {}
-                return
-            }
+        switch action {
+        case .deliver(let next):
+            lock.unlock()
+            Dispatcher.withScope(next.scope) { record.receive(Self.element(of: next), handler: handler) }
+            return true
+        case .ended(let dropped):
+            lock.unlock()
+            // Let go of outside the lock: a value's deinit may reach this core.
+            withExtendedLifetime(dropped) {}
+            return false
         }
     }
 
@@ -174,31 +144,34 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
         for slot in 0..<delivery.count {
             // Re-read each slot: an observer may have cleaned a later one.
             if let reference = slots[slot] {
-                // Every observer in this core's slab is a `Record`.
+                // Unretained: the slab holds a +1 reference to each observer in it, and
+                // only this thread (the drainer) takes one out during the round, after
+                // its call. Every observer in this core's slab is a `Record`.
                 reference._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Record.self).receive(value) }
             }
         }
     }
 
     /// `deliverRound` while some observer's first value is being delivered by the thread
-    /// that observes: the machine says which, and such an observer gets `value` queued,
-    /// delivered after its first value by that thread.
+    /// that observes: the machine says which (its `reach` event), and such an observer gets
+    /// `value` queued, delivered after its first value by that thread.
     @usableFromInline
     final func deliverRoundBesideFirstDeliveries(_ value: Element, to delivery: ValueCoreStateMachine.Delivery) {
         guard let slots = delivery.slots else { return }
+        // This round runs in the scope `value` was set in.
+        let waiting: ValueCoreStateMachine.WaitingValue = (value, Dispatcher.scopeToCarry)
         for slot in 0..<delivery.count {
             guard let reference = slots[slot] else { continue }
+            // Unretained: the slab's +1 reference holds it (see `deliverRound`).
             reference._withUnsafeGuaranteedRef {
                 let record = unsafeDowncast($0, to: Record.self)
-                let id = ObjectIdentifier(record)
                 lock.lock()
-                if machine.queueForFirstDelivery(id) {
-                    // This round runs in the scope `value` was set in.
-                    queuedForFirstDelivery[id, default: FIFO()].append((value, Dispatcher.scopeToCarry))
-                    lock.unlock()
-                } else {
-                    lock.unlock()
-                    record.receive(value)
+                let action = machine.reach(ObjectIdentifier(record), with: waiting)
+                machine._checkInvariants()
+                lock.unlock()
+                switch action {
+                case .deliver: record.receive(value)
+                case .queued: break
                 }
             }
         }
@@ -220,38 +193,34 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     @usableFromInline
     final func finishRoundAndUnlock() {
         assert(lock.isHeldByCurrentThread)
-        while true {
+        machine._checkInvariants()
+        while carryOutAndUnlock(machine.nextStep()) {
+            lock.lock()
             machine._checkInvariants()
-            switch machine.nextStep() {
-            case .deliverNextValue(let delivery):
-                do {
-                    let next = handedOverValues.popFirst()!
-                    lock.unlock()
-                    // `next` is let go of at the end of this block, before locking again.
-                    Dispatcher.withScope(next.scope) { deliverRound(next.value, to: delivery) }
-                }
-                lock.lock()
-            case .ended(let left, let leftBeforeJoining):
-                machine._checkInvariants()
-                lock.unlock()
-                // Let go of outside the lock: a handler's captures may run user deinit code.
-                for reference in left {
-                    Self.release(reference)
-                }
-                for observer in leftBeforeJoining {
-                    observer.releaseHandler()
-                }
-                return
+        }
+    }
+
+    /// Carries out the machine's `nextStep` action. Call with `lock` held; unlocks.
+    /// Returns whether the round goes on. (A function of its own so that the value in
+    /// `action` is let go of when it returns, before the caller locks again.)
+    private final func carryOutAndUnlock(_ action: ValueCoreStateMachine.NextStepAction) -> Bool {
+        assert(lock.isHeldByCurrentThread)
+        switch action {
+        case .deliver(let next, let delivery):
+            lock.unlock()
+            Dispatcher.withScope(next.scope) { deliverRound(Self.element(of: next), to: delivery) }
+            return true
+        case .ended(let left, let leftBeforeJoining):
+            machine._checkInvariants()
+            lock.unlock()
+            // Let go of outside the lock: a handler's captures may run user deinit code.
+            for reference in left {
+                ObserverDust.release(reference)
             }
+            for observer in leftBeforeJoining {
+                observer.releaseHandler()
+            }
+            return false
         }
     }
 }
-
-/// The core of a ``Sink`` and of its ``Signal``s: a `DeliveryCore`, which delivers each sent
-/// value as a round and stores none.
-///
-/// So an event gets exactly what a change of a ``Variable`` gets (rounds, hand-over to the
-/// drainer, observers joining and leaving between rounds, mailboxes for `.main` and
-/// `.queue`), from the same code.
-@usableFromInline
-typealias SignalCore<Element: Sendable> = DeliveryCore<Element>

@@ -24,9 +24,9 @@ extension DeliveryCore {
     /// value sent from now on sends to it. It lives as a derived value does (see
     /// `derive(initial:update:)`).
     func deriveSignal<Derived: Sendable>(
-        update: @escaping @Sendable (SignalCore<Derived>, Element) -> Void
-    ) -> SignalCore<Derived> {
-        let derived = SignalCore<Derived>()
+        update: @escaping @Sendable (DeliveryCore<Derived>, Element) -> Void
+    ) -> DeliveryCore<Derived> {
+        let derived = DeliveryCore<Derived>()
         let observation = observeChanges(on: .current) { [weak derived] value in
             guard let derived else { return }
             update(derived, value)

@@ -78,7 +78,7 @@ class ObserverCore: @unchecked Sendable {
         // Once detached, no observer is inside `remove(_:)` and none will enter it.
         link.detach()
         for reference in machine.removeAllObservers() {
-            Self.release(reference)
+            ObserverDust.release(reference)
         }
         round.deallocate()
         lock.deallocate()
@@ -115,12 +115,5 @@ class ObserverCore: @unchecked Sendable {
         machine._checkInvariants()
         lock.unlock()
         return action
-    }
-
-    /// Lets go of an observer that has left the slab: its handler, then the slab's
-    /// reference.
-    static func release(_ reference: Unmanaged<ObserverDust>) {
-        reference._withUnsafeGuaranteedRef { $0.releaseHandler() }
-        reference.release()
     }
 }

@@ -24,7 +24,7 @@ class ObserverDust: Dust, @unchecked Sendable {
         // user deinit code, which may clean other dust.
         switch link.withCore({ $0.remove(self) }) {
         case .releaseHandler?: releaseHandler()
-        case .release(let reference)?: ObserverCore.release(reference)
+        case .release(let reference)?: Self.release(reference)
         case .nothing?, nil: break
         }
         dropQueuedDeliveries()
@@ -37,6 +37,13 @@ class ObserverDust: Dust, @unchecked Sendable {
         case .joining, .inSlab: true
         case .leaving, .leftWhileJoining, .left: false
         }
+    }
+
+    /// Lets go of an observer that has left the slab: its handler, then the slab's +1
+    /// reference, which keeps it alive until then.
+    static func release(_ reference: Unmanaged<ObserverDust>) {
+        reference._withUnsafeGuaranteedRef { $0.releaseHandler() }
+        reference.release()
     }
 
     /// Lets go of the handler once the observer has left its core for good.

@@ -57,8 +57,9 @@ struct ObserverSlab {
         return reference
     }
 
-    /// Squeezes out holes, keeping order, and tells each moved observer its new slot.
-    mutating func compact() {
+    /// Squeezes out holes, keeping order, and calls `moved` with each observer that moved
+    /// and its new slot (the machine, which alone writes an observer's place, tells it).
+    mutating func compact(_ moved: (ObserverDust, Int) -> Void) {
         guard let pointer = base else {
             return
         }
@@ -67,12 +68,8 @@ struct ObserverSlab {
             guard let reference = pointer[source] else { continue }
             if source != target {
                 pointer[target] = reference
-                reference._withUnsafeGuaranteedRef { observer in
-                    switch observer.place {
-                    case .leaving: observer.place = .leaving(target)
-                    default: observer.place = .inSlab(target)
-                    }
-                }
+                // The slab holds a +1 reference to each observer in it.
+                reference._withUnsafeGuaranteedRef { moved($0, target) }
             }
             target += 1
         }
@@ -97,33 +94,6 @@ struct ObserverSlab {
         live = 0
         capacity = 0
         return references
-    }
-
-    /// Checks the slab's bookkeeping and that each observer knows its slot: compiled in
-    /// only with `FLUXCAPACITOR_INTERNAL_CHECKS` (see `ValueCoreStateMachine`). It runs at
-    /// every event of the value core, so it looks at a bounded number of slots
-    /// (``slotsToCheck(count:live:)``): a slab of up to 64 whole, with its live count; a
-    /// larger one at its two ends and one window that moves as observers come and go.
-    func _checkInvariants() {
-        #if FLUXCAPACITOR_INTERNAL_CHECKS
-        precondition(
-            0 <= live && live <= count && count <= capacity && (base == nil) == (capacity == 0),
-            "FluxCapacitor internal inconsistency: observer slab counts")
-        var found = 0
-        for range in Self.slotsToCheck(count: count, live: live) {
-            for slot in range {
-                guard let reference = base.unsafelyUnwrapped[slot] else { continue }
-                found += 1
-                let place = reference._withUnsafeGuaranteedRef { $0.place }
-                precondition(
-                    place == .inSlab(slot) || place == .leaving(slot),
-                    "FluxCapacitor internal inconsistency: an observer in slot \(slot) thinks it is \(place)")
-            }
-        }
-        precondition(
-            count > Self.wholeCheckLimit || found == live,
-            "FluxCapacitor internal inconsistency: \(found) observers, \(live) counted")
-        #endif
     }
 
     /// The most slots `_checkInvariants()` looks at.
@@ -159,6 +129,36 @@ struct ObserverSlab {
     }
 }
 
-// The slab is owned and guarded by its value core; it is never sent anywhere on its own.
-@available(*, unavailable)
-extension ObserverSlab: Sendable {}
+extension ObserverSlab {
+    #if FLUXCAPACITOR_INTERNAL_CHECKS
+    /// Checks the slab's bookkeeping and that each observer knows its slot: compiled in
+    /// only with `FLUXCAPACITOR_INTERNAL_CHECKS` (see `ValueCoreStateMachine`). It runs at
+    /// every event of the value core, so it looks at a bounded number of slots
+    /// (``slotsToCheck(count:live:)``): a slab of up to 64 whole, with its live count; a
+    /// larger one at its two ends and one window that moves as observers come and go.
+    func _checkInvariants() {
+        precondition(
+            0 <= live && live <= count && count <= capacity && (base == nil) == (capacity == 0),
+            "ObserverSlab: internal inconsistency: counts (live \(live), count \(count), capacity \(capacity))")
+        var found = 0
+        for range in Self.slotsToCheck(count: count, live: live) {
+            for slot in range {
+                // `base` is not nil: `count` is at most `capacity`, which is 0 without a buffer.
+                guard let reference = base.unsafelyUnwrapped[slot] else { continue }
+                found += 1
+                // The slab holds a +1 reference to each observer in it.
+                let place = reference._withUnsafeGuaranteedRef { $0.place }
+                precondition(
+                    place == .inSlab(slot) || place == .leaving(slot),
+                    "ObserverSlab: internal inconsistency: an observer in slot \(slot) thinks it is \(place)")
+            }
+        }
+        precondition(
+            count > Self.wholeCheckLimit || found == live,
+            "ObserverSlab: internal inconsistency: \(found) observers, \(live) counted")
+    }
+    #else
+    @inline(__always)
+    func _checkInvariants() {}
+    #endif
+}

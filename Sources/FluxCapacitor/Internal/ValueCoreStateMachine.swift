@@ -1,31 +1,36 @@
-/// Every decision of a value core, as one state machine: who is in the slab, whether a
-/// round runs and who delivers it, what was handed over to that round, and which observers'
-/// first values are being delivered. `Internal/README.md` draws its states and events as
-/// one table.
+/// Every decision of a value core, as one state machine in the shape of swift-async-algorithms'
+/// `DebounceStateMachine`: the round's state is one enum whose cases carry what they need
+/// (``RoundState``), each event is a `mutating` function that returns an `<Event>Action`,
+/// and the core (`DeliveryCore`) carries each action out in one `switch`, after unlocking.
+/// `Internal/README.md` draws the states and events as tables, and
+/// `ValueCoreStateMachineTests` takes each cell.
 ///
-/// The core (``ObserverCore`` and its subclasses) owns one machine, calls it with its lock
-/// held, and carries out the action each event returns after unlocking: calling observers,
-/// letting go of observers and values. The machine itself calls no user code, takes no
-/// lock, and never blocks, so it is tested event by event on one thread
-/// (`ValueCoreStateMachineTests`); thread identities are parameters.
+/// The machine owns every piece of the core's bookkeeping: the observers (the slab, and each
+/// observer's `place`, which nothing else writes), the work handed over to a running round
+/// (joins, values and leaves, in one queue in the order they came), and the first
+/// deliveries with the values queued behind them. It calls no user code, takes no lock and
+/// never blocks, so it is tested event by event on one thread; thread identities are
+/// parameters.
 ///
-/// The machine holds no element values, so that it is not generic: cleaning an observer,
-/// reached through `Dust.clean()` without knowing the element type, runs no generic code
-/// (unspecialized generic code looks up type metadata, which would cost more than the rest
-/// of a clean). The values handed over to a round, and those queued for a first delivery,
-/// wait in the core (`DeliveryCore`), in the order the machine counts them; an action that
-/// says "deliver the next value" means the core's next one.
+/// The machine is not generic: cleaning an observer, reached through `Dust.clean()` without
+/// knowing the element type, runs no generic code (unspecialized generic code looks up
+/// type metadata, which would cost more than the rest of a clean). The few values it holds
+/// (handed over to a round, or queued behind a first value) are `WaitingValue`s, whose
+/// value is an `Any` that the core casts back; only rare paths (a round disturbed by
+/// another change, a first value that a round overtook) make them.
 ///
-/// One exception to "with the lock held": the round's drainer ends a round that nobody
-/// disturbed with one compare-and-exchange of `round`, without the lock (see
-/// `DeliveryCore.finishRound()`, through the core's own handle of the word), so that a plain
-/// change locks once.
+/// One fast path sits beside the machine, in the round word (``round``): a round that
+/// nobody disturbed needs no ``RoundState`` at all (it stays `.undisturbed`), and its
+/// drainer ends it with one compare-and-exchange of the word, without the lock (see
+/// `DeliveryCore.finishRound()`), so that a plain change locks once. Keeping the drainer in
+/// an enum case instead would need the lock to end every round.
 @usableFromInline
 struct ValueCoreStateMachine {
-    /// The round: 0 when none runs; otherwise the thread delivering it (the *drainer*),
-    /// with bit 0 set once work was handed over to it. Only the drainer clears it without
-    /// the lock, and only from "drainer, nothing handed over". (A handle: the core keeps
-    /// one too, to read it without touching the machine, and deallocates it.)
+    /// The round word: 0 when no round runs; otherwise the thread delivering it (the
+    /// *drainer*), with bit 0 set exactly while ``state`` is `.handedOver`. Set under the
+    /// lock; cleared under the lock, or by the drainer without it from "drainer, bit 0
+    /// clear". (A handle: the core keeps one too, to read it without touching the machine,
+    /// and deallocates it.)
     @usableFromInline
     let round: AtomicWord
     /// How many changes (and sent values) there were.
@@ -35,21 +40,64 @@ struct ValueCoreStateMachine {
     /// round runs only its drainer changes the slab (others hand joins and leaves over).
     @usableFromInline
     private(set) var observers = ObserverSlab()
-    /// The versions of the values handed over to the running round, in order.
-    private var handedOverValues = FIFO<UInt64>()
-    /// Observers that asked to join while a round ran, each with the version it observed
-    /// at: it joins before the first handed-over value of a later version.
-    private var handedOverJoins = FIFO<(observer: ObserverDust, version: UInt64)>()
-    /// Observers in the slab that another thread cleaned while a round ran.
-    private var handedOverLeaves: [ObserverDust] = []
-    /// The slab's references to observers that left during the round, and observers that
-    /// left before joining, to let go of when the round ends.
-    private var leftDuringRound: [Unmanaged<ObserverDust>] = []
-    private var leftBeforeJoining: [ObserverDust] = []
-    /// The observers whose first value the observing thread is delivering, and how many
-    /// values rounds queued for each meanwhile.
+    /// What the running round was handed.
     @usableFromInline
-    private(set) var firstDeliveries: [(observer: ObjectIdentifier, queued: Int)] = []
+    private(set) var state = RoundState.undisturbed
+    /// The observers whose first value the observing thread is delivering, each with the
+    /// values rounds queued for it meanwhile.
+    @usableFromInline
+    private(set) var firstDeliveries: [FirstDelivery] = []
+
+    /// A value waiting for a round or behind a first value, with the dispatcher scope it
+    /// was set in (`nil` for none), which its delivery binds again.
+    @usableFromInline
+    typealias WaitingValue = (value: Any, scope: Dispatcher?)
+
+    /// The round, beside the word: undisturbed (no round, or one nobody handed work to), or
+    /// handed work that its drainer applies step by step (``nextStep()``).
+    @usableFromInline
+    enum RoundState {
+        /// No work for a round: `round` holds 0 (no round) or the drainer (bit 0 clear), and
+        /// the drainer may end its round without the lock.
+        case undisturbed
+        /// Work was handed over to the drainer: `round` holds the drainer with bit 0 set, so
+        /// its lock-free end fails and it takes ``nextStep()``, which alone ends the round.
+        case handedOver(HandOver)
+    }
+
+    /// The work handed over to a running round. A class, so that the enum that carries it is
+    /// one word and is changed in place; made at a round's first hand-over.
+    @usableFromInline
+    final class HandOver {
+        /// Joins and values, in the order they came: an observer that asked to join before
+        /// a value was set joins before that value is delivered (and after the values set
+        /// before it asked, which its first value, if any, covers).
+        var waiting = FIFO<Waiting>()
+        /// Observers in the slab that another thread cleaned during the round, taken out
+        /// at the next step.
+        var leaves: [ObserverDust] = []
+        /// The slab's references to observers that left during the round, and observers
+        /// that left before joining, to let go of when the round ends.
+        var left: [Unmanaged<ObserverDust>] = []
+        var leftBeforeJoining: [ObserverDust] = []
+
+        init() {}
+    }
+
+    /// One piece of work waiting for the drainer.
+    enum Waiting {
+        case join(ObserverDust)
+        case value(WaitingValue)
+    }
+
+    /// An observer whose first value is being delivered, and what rounds queued behind it.
+    @usableFromInline
+    struct FirstDelivery {
+        @usableFromInline
+        let observer: ObjectIdentifier
+        @usableFromInline
+        var queued = FIFO<WaitingValue>()
+    }
 
     /// A machine whose round state is in `round`, which holds 0.
     @usableFromInline
@@ -89,39 +137,55 @@ struct ValueCoreStateMachine {
 
     // MARK: Event: a change
 
-    /// The value changed (or a value was sent). Returns the round for `thread` to deliver,
-    /// having made it the drainer; or `nil` when a round is running, which takes the value
-    /// over: the core queues the value after the ones handed over before it.
-    @inlinable
-    mutating func change(thread: UInt) -> Delivery? {
-        version &+= 1
-        if round.load() != 0 && handOverChange() {
-            return nil
-        }
-        round.store(thread)
-        return delivery
+    /// What the changing thread does.
+    @usableFromInline
+    enum ChangeAction {
+        /// Deliver the value to this delivery as a round: this thread is its drainer.
+        case deliverRound(Delivery)
+        /// Nothing: the running round took the value over.
+        case handedOver
     }
 
-    /// Hands the change just counted over to the running round, if it still runs.
+    /// `value` was set (or sent) on `thread`: a round for `thread` to deliver, or handed
+    /// over to the round that runs (with the dispatcher scope it is set in).
+    @inlinable
+    mutating func change<Value>(_ value: Value, thread: UInt) -> ChangeAction {
+        version &+= 1
+        if round.load() != 0 && handOver(value) {
+            return .handedOver
+        }
+        round.store(thread)
+        return .deliverRound(delivery)
+    }
+
+    /// Hands `value` over to the running round, if it still runs.
     @usableFromInline
-    mutating func handOverChange() -> Bool {
-        guard flagHandOver() else { return false }
-        handedOverValues.append(version)
+    mutating func handOver(_ value: Any) -> Bool {
+        guard let work = handOverWork() else { return false }
+        work.waiting.append(.value((value, Dispatcher.scopeToCarry)))
         return true
     }
 
-    /// Marks that work was handed over to the drainer. Returns `false` if no round runs
-    /// any more (its drainer ended it meanwhile), in which case the caller does the work.
-    @usableFromInline
-    func flagHandOver() -> Bool {
+    /// Flags the round word and returns the round's work, made at the first hand-over; or
+    /// `nil` if no round runs any more (its drainer ended it meanwhile), in which case the
+    /// caller does the work itself.
+    private mutating func handOverWork() -> HandOver? {
         while true {
-            let state = round.load()
-            if state == 0 {
-                return false
+            let word = round.load()
+            if word == 0 {
+                return nil
             }
-            if state & 1 != 0 || round.compareExchange(expected: state, desired: state | 1) {
-                return true
+            if word & 1 != 0 || round.compareExchange(expected: word, desired: word | 1) {
+                break
             }
+        }
+        switch state {
+        case .handedOver(let work):
+            return work
+        case .undisturbed:
+            let work = HandOver()
+            state = .handedOver(work)
+            return work
         }
     }
 
@@ -154,30 +218,29 @@ struct ValueCoreStateMachine {
     mutating func observeWithFirstValueOrDuringRound(
         _ observer: ObserverDust, wantsFirst: Bool, thread: UInt
     ) -> ObserveAction {
-        let drainer = round.load() & ~1
-        if drainer == thread {
-            _ = flagHandOver()
+        let ownRound = round.load() & ~1 == thread
+        if let work = handOverWork() {
             observer.place = .joining
-            handedOverJoins.append((observer, version))
-            return wantsFirst ? .deliverFirstValueInOwnRound : .nothing
-        }
-        if drainer != 0 && flagHandOver() {
-            observer.place = .joining
-            handedOverJoins.append((observer, version))
+            work.waiting.append(.join(observer))
+            if ownRound {
+                return wantsFirst ? .deliverFirstValueInOwnRound : .nothing
+            }
         } else {
             observer.place = .inSlab(observers.append(observer))
         }
         guard wantsFirst else { return .nothing }
-        firstDeliveries.append((ObjectIdentifier(observer), 0))
+        firstDeliveries.append(FirstDelivery(observer: ObjectIdentifier(observer)))
         return .deliverFirstValue
     }
 
     /// The number of observers, joined or joining.
     var observerCount: Int {
         var count = observers.live
-        handedOverJoins.forEach { join in
-            if case .joining = join.observer.place {
-                count += 1
+        if case .handedOver(let work) = state {
+            work.waiting.forEach { waiting in
+                if case .join(let observer) = waiting, case .joining = observer.place {
+                    count += 1
+                }
             }
         }
         return count
@@ -211,18 +274,20 @@ struct ValueCoreStateMachine {
         case .inSlab(let slot) where drainer == thread:
             // From an observer during this thread's round: out of the slab now, so it is
             // not called again in this round; let go of after the round.
+            guard let work = handOverWork() else {
+                preconditionFailure("ValueCoreStateMachine: internal inconsistency: no round on its drainer's thread")
+            }
             observer.place = .left
-            leftDuringRound.append(observers.remove(at: slot))
-            _ = flagHandOver()
-        case .inSlab(let slot) where drainer != 0 && flagHandOver():
-            observer.place = .leaving(slot)
-            handedOverLeaves.append(observer)
+            work.left.append(observers.remove(at: slot))
         case .inSlab(let slot):
+            if let work = drainer != 0 ? handOverWork() : nil {
+                observer.place = .leaving(slot)
+                work.leaves.append(observer)
+                return .nothing
+            }
             observer.place = .left
             let reference = observers.remove(at: slot)
-            if observers.isSparse {
-                observers.compact()
-            }
+            compactIfSparse()
             return .release(reference)
         case .leaving, .leftWhileJoining, .left:
             break
@@ -230,13 +295,25 @@ struct ValueCoreStateMachine {
         return .nothing
     }
 
+    /// Squeezes the slab's holes out if there are many, telling each moved observer its
+    /// new slot. Only with no round running: a round walks the slots as they are.
+    private mutating func compactIfSparse() {
+        guard observers.isSparse else { return }
+        observers.compact { observer, slot in
+            switch observer.place {
+            case .leaving: observer.place = .leaving(slot)
+            default: observer.place = .inSlab(slot)
+            }
+        }
+    }
+
     // MARK: Event: the next step of a round
 
     /// What the drainer does next.
     @usableFromInline
-    enum RoundStep {
-        /// Deliver the core's next handed-over value to this delivery.
-        case deliverNextValue(Delivery)
+    enum NextStepAction {
+        /// Deliver this handed-over value to this delivery, in its scope.
+        case deliver(WaitingValue, to: Delivery)
         /// The round ended: let go of these, after unlocking.
         case ended(left: [Unmanaged<ObserverDust>], leftBeforeJoining: [ObserverDust])
     }
@@ -244,131 +321,123 @@ struct ValueCoreStateMachine {
     /// The drainer finished delivering a value: applies what was handed over, in order,
     /// and says what comes next. When nothing is left the round ends (`round` is 0).
     @usableFromInline
-    mutating func nextStep() -> RoundStep {
-        while true {
-            for observer in handedOverLeaves {
-                if case .leaving(let slot) = observer.place {
-                    leftDuringRound.append(observers.remove(at: slot))
-                }
-                observer.place = .left
+    mutating func nextStep() -> NextStepAction {
+        guard case .handedOver(let work) = state else {
+            round.store(0)
+            return .ended(left: [], leftBeforeJoining: [])
+        }
+        for observer in work.leaves {
+            if case .leaving(let slot) = observer.place {
+                work.left.append(observers.remove(at: slot))
             }
-            handedOverLeaves.removeAll(keepingCapacity: true)
-
-            if let join = handedOverJoins.first, join.version < handedOverValues.first ?? .max {
-                _ = handedOverJoins.popFirst()
-                switch join.observer.place {
+            observer.place = .left
+        }
+        work.leaves.removeAll(keepingCapacity: true)
+        while let waiting = work.waiting.popFirst() {
+            switch waiting {
+            case .value(let value):
+                return .deliver(value, to: delivery)
+            case .join(let observer):
+                switch observer.place {
                 case .joining:
-                    join.observer.place = .inSlab(observers.append(join.observer))
+                    observer.place = .inSlab(observers.append(observer))
                 case .leftWhileJoining:
-                    join.observer.place = .left
-                    leftBeforeJoining.append(join.observer)
+                    observer.place = .left
+                    work.leftBeforeJoining.append(observer)
                 case .inSlab, .leaving, .left:
                     // Cleaned by another thread, which let go of it.
                     break
                 }
-                continue
             }
-            if handedOverValues.popFirst() != nil {
-                return .deliverNextValue(delivery)
-            }
-            break
         }
+        state = .undisturbed
         round.store(0)
-        if observers.isSparse {
-            observers.compact()
-        }
-        defer {
-            leftDuringRound = []
-            leftBeforeJoining = []
-        }
-        return .ended(left: leftDuringRound, leftBeforeJoining: leftBeforeJoining)
+        compactIfSparse()
+        return .ended(left: work.left, leftBeforeJoining: work.leftBeforeJoining)
     }
 
     // MARK: Events: first deliveries
 
-    /// A round reached `observer`, whose first value may be being delivered: returns
-    /// `true` if so, having counted the value the core queues for it.
+    /// What a round does for an observer when some first delivery runs beside it.
     @usableFromInline
-    mutating func queueForFirstDelivery(_ observer: ObjectIdentifier) -> Bool {
+    enum ReachAction {
+        /// Deliver the value to the observer.
+        case deliver
+        /// Nothing: the value was queued behind the observer's first value, which the
+        /// observing thread delivers.
+        case queued
+    }
+
+    /// A round reached `observer` with `value`: queues it if the observer's first value is
+    /// being delivered.
+    @usableFromInline
+    mutating func reach(_ observer: ObjectIdentifier, with value: WaitingValue) -> ReachAction {
         guard let index = firstDeliveries.firstIndex(where: { $0.observer == observer }) else {
-            return false
+            return .deliver
         }
-        firstDeliveries[index].queued += 1
-        return true
+        firstDeliveries[index].queued.append(value)
+        return .queued
     }
 
     /// What the observing thread does after delivering a first value, or a value queued
     /// behind it.
     @usableFromInline
-    enum FirstDeliveryStep: Equatable {
-        /// Deliver the next value the core queued for the observer.
-        case deliverQueued
-        /// The first delivery is over; the core drops this many values it still queued
-        /// for the observer (which was cleaned), after unlocking.
-        case ended(dropping: Int)
+    enum NextOfFirstDeliveryAction {
+        /// Deliver this value, queued for the observer, in its scope.
+        case deliver(WaitingValue)
+        /// The first delivery is over; let go of these values, queued for the observer
+        /// (which was cleaned), after unlocking.
+        case ended(dropping: FIFO<WaitingValue>)
     }
 
     /// `observer`'s first value (or a value queued behind it) was delivered.
     @usableFromInline
-    mutating func nextOfFirstDelivery(_ observer: ObserverDust) -> FirstDeliveryStep {
+    mutating func nextOfFirstDelivery(_ observer: ObserverDust) -> NextOfFirstDeliveryAction {
         let id = ObjectIdentifier(observer)
         // From the end: the observer that observed last is the likeliest.
         guard let index = firstDeliveries.lastIndex(where: { $0.observer == id }) else {
             preconditionFailure("FluxCapacitor internal inconsistency: a first delivery that was never started")
         }
-        let queued = firstDeliveries[index].queued
-        if queued > 0 && observer.isObserving {
-            firstDeliveries[index].queued -= 1
-            return .deliverQueued
+        if observer.isObserving, let next = firstDeliveries[index].queued.popFirst() {
+            return .deliver(next)
         }
-        firstDeliveries.remove(at: index)
-        return .ended(dropping: queued)
+        return .ended(dropping: firstDeliveries.remove(at: index).queued)
     }
 
     // MARK: Invariants
 
-    /// Checks what must hold whenever the lock is free (and, in a round, whenever the
-    /// drainer holds it): compiled in only with `FLUXCAPACITOR_INTERNAL_CHECKS`.
-    @inlinable
-    @inline(__always)
-    func _checkInvariants() {
-        #if FLUXCAPACITOR_INTERNAL_CHECKS
-        _checkInvariantsSlowly()
-        #endif
-    }
-
     #if FLUXCAPACITOR_INTERNAL_CHECKS
+    /// Checks what must hold whenever the lock is free (and, in a round, whenever the
+    /// drainer holds it): compiled in only with `FLUXCAPACITOR_INTERNAL_CHECKS`. It runs at
+    /// every event, so it looks at a bounded number of items.
     @usableFromInline
-    func _checkInvariantsSlowly() {
+    func _checkInvariants() {
         observers._checkInvariants()
-        let state = round.load()
-        let handedOver = !handedOverValues.isEmpty || !handedOverJoins.isEmpty || !handedOverLeaves.isEmpty
-        precondition(
-            !handedOver || state & 1 != 0,
-            "FluxCapacitor internal inconsistency: work handed over without the round's flag")
-        precondition(
-            state != 0 || (!handedOver && leftDuringRound.isEmpty && leftBeforeJoining.isEmpty),
-            "FluxCapacitor internal inconsistency: work left over with no round running")
-        // Bounded, as everything here (it runs at every event): the first and the last
-        // leaving observers, and first deliveries while there are few.
-        for observer in handedOverLeaves.prefix(8) + handedOverLeaves.suffix(8) {
-            guard case .leaving = observer.place else {
-                preconditionFailure("FluxCapacitor internal inconsistency: a leaving observer not marked so")
-            }
-        }
-        if let first = handedOverValues.first {
-            // The versions after it are in order by construction (O(1): this runs at every
-            // event).
+        let flagged = round.load() & 1 != 0
+        switch state {
+        case .undisturbed:
             precondition(
-                first <= version && handedOverValues.count <= Int(version),
-                "FluxCapacitor internal inconsistency: a handed-over value ahead of the version")
+                !flagged, "ValueCoreStateMachine: internal inconsistency: the round's flag with no work handed over")
+        case .handedOver(let work):
+            precondition(
+                flagged, "ValueCoreStateMachine: internal inconsistency: work handed over without the round's flag")
+            for observer in work.leaves.prefix(8) + work.leaves.suffix(8) {
+                guard case .leaving = observer.place else {
+                    preconditionFailure(
+                        "ValueCoreStateMachine: internal inconsistency: a leaving observer not marked so")
+                }
+            }
         }
         for (index, first) in firstDeliveries.prefix(16).enumerated() {
             precondition(
-                first.queued >= 0 && !firstDeliveries[..<index].contains { $0.observer == first.observer },
-                "FluxCapacitor internal inconsistency: first deliveries")
+                !firstDeliveries[..<index].contains { $0.observer == first.observer },
+                "ValueCoreStateMachine: internal inconsistency: two first deliveries of one observer")
         }
     }
+    #else
+    @inlinable
+    @inline(__always)
+    func _checkInvariants() {}
     #endif
 }
 
@@ -378,8 +447,12 @@ extension ValueCoreStateMachine: Sendable {}
 @available(*, unavailable)
 extension ValueCoreStateMachine.Delivery: Sendable {}
 @available(*, unavailable)
+extension ValueCoreStateMachine.HandOver: Sendable {}
+@available(*, unavailable)
+extension ValueCoreStateMachine.ChangeAction: Sendable {}
+@available(*, unavailable)
 extension ValueCoreStateMachine.ObserveAction: Sendable {}
 @available(*, unavailable)
-extension ValueCoreStateMachine.RoundStep: Sendable {}
+extension ValueCoreStateMachine.NextStepAction: Sendable {}
 @available(*, unavailable)
-extension ValueCoreStateMachine.FirstDeliveryStep: Sendable {}
+extension ValueCoreStateMachine.NextOfFirstDeliveryAction: Sendable {}
