@@ -87,7 +87,8 @@ struct ValueCoreStateMachineTests {
         func nextOfFirstDelivery(_ observer: ObserverDust) -> FirstDeliveryStep {
             switch machine.nextOfFirstDelivery(observer) {
             case .deliver(let next): return .deliver(next.value as? Int)
-            case .ended(var dropped):
+            case .ended: return .ended(dropping: [])
+            case .endedDropping(var dropped):
                 var values: [Int?] = []
                 while let value = dropped.popFirst() {
                     values.append(value.value as? Int)

@@ -106,17 +106,22 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// Carries out the machine's `nextOfFirstDelivery` action. Call with `lock` held;
     /// unlocks. Returns whether the first delivery goes on. (A function of its own so that
     /// the value in `action` is let go of when it returns, before the caller locks again.)
+    /// Inlined: as a call of its own it cost observe + clean 3 instructions more.
+    @inline(__always)
     private final func carryOutAndUnlock(
-        _ action: ValueCoreStateMachine.NextOfFirstDeliveryAction, for record: Record,
+        _ action: consuming ValueCoreStateMachine.NextOfFirstDeliveryAction, for record: Record,
         handler: @escaping @Sendable (Element) -> Void
     ) -> Bool {
         assert(lock.isHeldByCurrentThread)
-        switch action {
+        switch consume action {
         case .deliver(let next):
             lock.unlock()
             Dispatcher.withScope(next.scope) { record.receive(Self.element(of: next), handler: handler) }
             return true
-        case .ended(let dropped):
+        case .ended:
+            lock.unlock()
+            return false
+        case .endedDropping(let dropped):
             lock.unlock()
             // Let go of outside the lock: a value's deinit may reach this core.
             withExtendedLifetime(dropped) {}
