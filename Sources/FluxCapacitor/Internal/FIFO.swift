@@ -40,6 +40,8 @@ struct FIFO<Element> {
     /// Calls `body` with each waiting element, first first, leaving them in the queue.
     func forEach(_ body: (Element) throws -> Void) rethrows {
         for offset in 0..<count {
+            // The `count` slots from `head` on are filled (`_checkInvariants()` checks the
+            // first and last).
             try body(slots[(head &+ offset) & (slots.count &- 1)].unsafelyUnwrapped)
         }
     }

@@ -24,6 +24,8 @@ class ObserverCore: @unchecked Sendable {
     /// mutations other threads make under the lock.
     @usableFromInline
     final let round = AtomicWord()
+    // Unchecked: `lock` serializes the machine's events; the runtime's check would cost
+    // more than the rest of a set.
     @usableFromInline
     @exclusivity(unchecked)
     final var machine: ValueCoreStateMachine
@@ -51,6 +53,8 @@ class ObserverCore: @unchecked Sendable {
     /// Held retained (released in `deinit`) and used without retaining it again: a change
     /// runs while its caller holds the core, so the bridge outlives the call, and a retain
     /// and release per change would add to the cost of every tracked change.
+    // Unmanaged: +1, released in `deinit`. Unchecked: written once under `lock`, read
+    // under it (a change reads it in the critical section that writes the value).
     @usableFromInline
     @exclusivity(unchecked)
     final var observation: Unmanaged<ObservationBridge>?
@@ -58,10 +62,12 @@ class ObserverCore: @unchecked Sendable {
     /// For a derived value (`map`, `removeDuplicates()`, a signal's `map`): its observation
     /// of its source, cleaned when this core goes, and the source, which this core keeps
     /// alive. Set once, before the core is shared.
+    // Unchecked: set once before the core is shared, then read only by `deinit`.
     @exclusivity(unchecked)
     final var upstream: (observation: Dust, source: AnyObject)?
     /// Whether an observation of this core keeps it alive until it is cleaned (derived
     /// values, which nobody else may hold). Set once, before the core is shared.
+    // Unchecked: set once before the core is shared, read-only afterwards.
     @usableFromInline
     @exclusivity(unchecked)
     final var isKeptAliveByObservers = false
@@ -92,10 +98,12 @@ class ObserverCore: @unchecked Sendable {
     final func noteReadLocked() {
         assert(lock.isHeldByCurrentThread)
         let observation = self.observation ?? makeObservationLocked()
+        // Unretained: this core holds the bridge (+1) until its deinit.
         observation._withUnsafeGuaranteedRef { $0.access() }
     }
 
     private final func makeObservationLocked() -> Unmanaged<ObservationBridge> {
+        // +1, held by `observation` until `deinit` releases it.
         let observation = Unmanaged.passRetained(ObservationBridge())
         self.observation = observation
         return observation

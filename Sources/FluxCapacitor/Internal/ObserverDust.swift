@@ -9,6 +9,8 @@
 @usableFromInline
 class ObserverDust: Dust, @unchecked Sendable {
     // Sendable: `place` is guarded by the core's lock; `link` is immutable.
+    // Unchecked: only the machine writes it, under the core's lock; the runtime's check
+    // would cost as much as the rest of an observe and clean.
     @usableFromInline
     @exclusivity(unchecked)
     final var place = ObserverPlace.joining
@@ -42,6 +44,7 @@ class ObserverDust: Dust, @unchecked Sendable {
     /// Lets go of an observer that has left the slab: its handler, then the slab's +1
     /// reference, which keeps it alive until then.
     static func release(_ reference: Unmanaged<ObserverDust>) {
+        // Unretained: `reference` is the +1 this releases just after.
         reference._withUnsafeGuaranteedRef { $0.releaseHandler() }
         reference.release()
     }

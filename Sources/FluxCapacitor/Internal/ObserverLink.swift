@@ -9,6 +9,8 @@
 @usableFromInline
 final class ObserverLink: @unchecked Sendable {
     // Sendable: `core` is read and written with `StripedLocks.mutex(for: self)` held.
+    // Unmanaged, unretained: a strong reference would keep the core alive, a weak one give
+    // it a side table (see above); the core clears it in its deinit.
     private var core: Unmanaged<ObserverCore>?
 
     init() {}
@@ -24,6 +26,7 @@ final class ObserverLink: @unchecked Sendable {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()
         defer { mutex.unlock() }
+        // Unretained: the core cannot finish its deinit while this mutex is held (see above).
         return core?._withUnsafeGuaranteedRef(body)
     }
 

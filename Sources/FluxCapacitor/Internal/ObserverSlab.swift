@@ -38,6 +38,8 @@ struct ObserverSlab {
         if count == capacity {
             grow()
         }
+        // `base` is not nil: `grow()` made room. The slot holds a +1 reference (`Unmanaged`,
+        // so that a round reads slots without retaining), given back by `remove(at:)`.
         base.unsafelyUnwrapped[count] = .passRetained(observer)
         count += 1
         live += 1
@@ -47,6 +49,8 @@ struct ObserverSlab {
     /// Empties `slot` and returns its reference, for the caller to release.
     @inlinable
     mutating func remove(at slot: Int) -> Unmanaged<ObserverDust> {
+        // The caller (the machine) knows `slot` holds an observer (its place says so), so
+        // the buffer exists and the slot is filled.
         let pointer = base.unsafelyUnwrapped
         let reference = pointer[slot].unsafelyUnwrapped
         pointer[slot] = nil
@@ -77,7 +81,8 @@ struct ObserverSlab {
         count = target
     }
 
-    /// Takes every reference out, for the caller to release, and frees the buffer.
+    /// Takes every reference out, for the caller to release, and frees the buffer. (Each
+    /// is one of the slab's +1 references, hence `Unmanaged`.)
     mutating func removeAll() -> [Unmanaged<ObserverDust>] {
         guard let pointer = base else { return [] }
         var references: [Unmanaged<ObserverDust>] = []

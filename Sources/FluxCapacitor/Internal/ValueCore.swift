@@ -31,6 +31,8 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// The value. Read and written with `lock` held; `Variable.update(_:)` changes it in
     /// place between `lockForUpdate()` and `deliverUpdateAndUnlock(_:)`. Exclusivity is
     /// checked by `lockOrTrap()` rather than by the runtime.
+    // Unchecked: `lock` serializes every access (an update's in-place change included), and
+    // the runtime's check would cost more than the rest of a set.
     @usableFromInline
     @exclusivity(unchecked)
     var storage: Element
@@ -44,7 +46,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     // MARK: Value
 
     /// Sets the value. If it was ever read through `.value`, the registrar hears of the
-    /// change (`setTellingObservation`).
+    /// change (`setTellingObservationAndUnlock`).
     ///
     /// The walk of a set (`Internal/README.md`): this, the machine's `change`, and on this
     /// thread `deliverRound`, which calls each observer's `receive`.
@@ -57,7 +59,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
         }
         lock.lock()
         if let observation {
-            setTellingObservation(&replaced, observation)
+            setTellingObservationAndUnlock(&replaced, observation)
         } else {
             swap(&storage, &replaced)
             deliverChangeAndUnlock(storage)
@@ -71,7 +73,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// value) and `didSet` after the observers of this round ran. Call with `lock` held;
     /// unlocks. `newValue` is swapped for the value it replaces.
     @inlinable
-    func setTellingObservation(_ newValue: inout Element, _ observation: Unmanaged<ObservationBridge>) {
+    func setTellingObservationAndUnlock(_ newValue: inout Element, _ observation: Unmanaged<ObservationBridge>) {
         assert(lock.isHeldByCurrentThread)
         lock.unlock()
         // Unretained: the core holds the bridge (+1) until its deinit, and this call holds
@@ -464,6 +466,7 @@ final class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable
     // so that a cleaned observer's captures are released even while someone still holds
     // its dust. It skips the runtime's dynamic exclusivity checks, which cost as much as
     // the rest of an observe and clean.
+    // Unchecked: the core's lock orders the drainer's reads and `releaseHandler()`'s write.
     @usableFromInline
     @exclusivity(unchecked)
     var handler: (@Sendable (Element) -> Void)?

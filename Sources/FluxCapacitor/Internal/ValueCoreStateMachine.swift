@@ -77,7 +77,8 @@ struct ValueCoreStateMachine {
         /// at the next step.
         var leaves: [ObserverDust] = []
         /// The slab's references to observers that left during the round, and observers
-        /// that left before joining, to let go of when the round ends.
+        /// that left before joining, to let go of when the round ends. (`Unmanaged`: each is
+        /// a +1 reference the slab held, released with the handler.)
         var left: [Unmanaged<ObserverDust>] = []
         var leftBeforeJoining: [ObserverDust] = []
 
@@ -271,7 +272,8 @@ struct ValueCoreStateMachine {
         case nothing
         /// The observer never joined: let go of its handler.
         case releaseHandler
-        /// The observer left the slab: let go of its handler, then of the slab's reference.
+        /// The observer left the slab: let go of its handler, then of the slab's reference
+        /// (a +1 `Unmanaged`, as the slab holds it).
         case release(Unmanaged<ObserverDust>)
     }
 
@@ -447,9 +449,9 @@ struct ValueCoreStateMachine {
         }
         return .deliver(next)
     }
+}
 
-    // MARK: Invariants
-
+extension ValueCoreStateMachine {
     #if FLUXCAPACITOR_INTERNAL_CHECKS
     /// Checks what must hold whenever the lock is free (and, in a round, whenever the
     /// drainer holds it): compiled in only with `FLUXCAPACITOR_INTERNAL_CHECKS`. It runs at
