@@ -372,7 +372,12 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
                 // Unretained: the slab holds a +1 reference to each observer in it, and
                 // only this thread (the drainer) takes one out during the round, after
                 // its call. Every observer in this core's slab is a `Record`.
-                reference._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Record.self).receive(value) }
+                reference._withUnsafeGuaranteedRef {
+                    let record = unsafeDowncast($0, to: Record.self)
+                    if let handler = record.handler {
+                        record.receive(value, handler: handler)
+                    }
+                }
             }
         }
     }
@@ -485,19 +490,16 @@ final class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable
         super.init(link: link)
     }
 
-    /// Hands `value` to the observer, on its queue: the end of a set's walk.
+    /// Hands `value` to the observer, on its queue.
     @inlinable
     func receive(_ value: Element) {
         guard let handler else { return }
-        if let mailbox {
-            mailbox.deliver(value, to: handler)
-        } else {
-            handler(value)
-        }
+        receive(value, handler: handler)
     }
 
-    /// Hands `value` to the observer through `handler` (read by the caller, which holds
-    /// its own copy while a first value is delivered), on the observer's queue.
+    /// Hands `value` to the observer through `handler` (read by the caller: a round, or
+    /// the thread delivering a first value, which holds its own copy), on the observer's
+    /// queue: the end of a set's walk.
     @inlinable
     func receive(_ value: Element, handler: @escaping @Sendable (Element) -> Void) {
         if let mailbox {
