@@ -262,7 +262,11 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     }
 
     /// Delivers `value` to every observer, without storing it: what a ``Sink`` sends.
+    /// Never inlined: as a function of its own (specialized for the element type) it
+    /// inlines the C shim's lock, which LLVM left as a call when `send` was inlined into
+    /// the caller (callgrind, send to one observer 163 -> 160, a set's count is 162).
     @inlinable
+    @inline(never)
     final func send(_ value: Element) {
         lock.lock()
         deliverChangeAndUnlock(value)
