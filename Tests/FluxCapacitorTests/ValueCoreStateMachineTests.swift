@@ -344,7 +344,9 @@ struct ValueCoreStateMachineTests {
             #expect(fixture.remove(observer, on: Self.other) == "release")
         }
         #expect(fixture.checked.observers.count < 20)
-        #expect(observers.suffix(5).map(\.place) == (0..<5).map { .inSlab(fixture.machine.observers.count - 5 + $0) })
+        let firstOfTheLastFive = fixture.machine.observers.count - 5
+        #expect(
+            observers.suffix(5).map(\.place) == (0..<5).map { .inSlab(ObserverSlab.Index(firstOfTheLastFive + $0)) })
     }
 
     @Test func aRoundCompactsTheSlabOnlyWhenItEnds() {

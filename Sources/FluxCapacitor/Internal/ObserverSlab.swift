@@ -11,6 +11,10 @@
 struct ObserverSlab {
     @usableFromInline
     typealias Slot = Unmanaged<ObserverDust>?
+    /// A slot's index as an observer's place keeps it: 4 bytes, so that the place is small
+    /// (`ObserverPlace`). A slab never holds more slots than that counts (`grow()` stops).
+    @usableFromInline
+    typealias Index = UInt32
 
     @usableFromInline
     private(set) var base: UnsafeMutablePointer<Slot>?
@@ -34,7 +38,7 @@ struct ObserverSlab {
 
     /// Appends `observer` (retaining it) and returns its slot.
     @inlinable
-    mutating func append(_ observer: ObserverDust) -> Int {
+    mutating func append(_ observer: ObserverDust) -> Index {
         if count == capacity {
             grow()
         }
@@ -43,17 +47,18 @@ struct ObserverSlab {
         base.unsafelyUnwrapped[count] = .passRetained(observer)
         count += 1
         live += 1
-        return count - 1
+        // Fits: `grow()` keeps the capacity within `Index`.
+        return Index(truncatingIfNeeded: count - 1)
     }
 
     /// Empties `slot` and returns its reference, for the caller to release.
     @inlinable
-    mutating func remove(at slot: Int) -> Unmanaged<ObserverDust> {
+    mutating func remove(at slot: Index) -> Unmanaged<ObserverDust> {
         // The caller (the machine) knows `slot` holds an observer (its place says so), so
         // the buffer exists and the slot is filled.
         let pointer = base.unsafelyUnwrapped
-        let reference = pointer[slot].unsafelyUnwrapped
-        pointer[slot] = nil
+        let reference = pointer[Int(slot)].unsafelyUnwrapped
+        pointer[Int(slot)] = nil
         live -= 1
         if live == 0 {
             count = 0
@@ -63,7 +68,7 @@ struct ObserverSlab {
 
     /// Squeezes out holes, keeping order, and calls `moved` with each observer that moved
     /// and its new slot (the machine, which alone writes an observer's place, tells it).
-    mutating func compact(_ moved: (ObserverDust, Int) -> Void) {
+    mutating func compact(_ moved: (ObserverDust, Index) -> Void) {
         guard let pointer = base else {
             return
         }
@@ -73,7 +78,7 @@ struct ObserverSlab {
             if source != target {
                 pointer[target] = reference
                 // The slab holds a +1 reference to each observer in it.
-                reference._withUnsafeGuaranteedRef { moved($0, target) }
+                reference._withUnsafeGuaranteedRef { moved($0, Index(truncatingIfNeeded: target)) }
             }
             target += 1
         }
@@ -123,6 +128,10 @@ struct ObserverSlab {
     @usableFromInline
     mutating func grow() {
         let newCapacity = Swift.max(4, capacity * 2)
+        // (As `UInt`: on 32-bit platforms, watchOS's arm64_32, `Int` cannot hold `Index.max`.)
+        precondition(
+            UInt(bitPattern: newCapacity - 1) <= UInt(Index.max),
+            "A value has more than \(Index.max) observers; FluxCapacitor counts observers in 32 bits.")
         let newBase = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
         if let old = base {
             newBase.moveInitialize(from: old, count: capacity)
@@ -154,7 +163,7 @@ extension ObserverSlab {
                 // The slab holds a +1 reference to each observer in it.
                 let place = reference._withUnsafeGuaranteedRef { $0.place }
                 precondition(
-                    place == .inSlab(slot) || place == .leaving(slot),
+                    place == .inSlab(Index(slot)) || place == .leaving(Index(slot)),
                     "ObserverSlab: internal inconsistency: an observer in slot \(slot) thinks it is \(place)")
             }
         }

@@ -49,7 +49,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// change (`setTellingObservationAndUnlock`).
     ///
     /// The walk of a set (`Internal/README.md`): this, the machine's `change`, and on this
-    /// thread `deliverRound`, which calls each observer's `receive`.
+    /// thread `deliverRound`, which calls each observer's handler.
     @inlinable
     func set(_ newValue: Element) {
         var replaced = newValue
@@ -179,7 +179,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
         after version: UInt64,
         changes: @escaping @Sendable (Element) -> Void
     ) -> Record {
-        let record = Record(link: link, queue: queue, handler: changes)
+        let record = Record.make(link: link, queue: queue, handler: changes)
         lockOrTrap()
         observeAndUnlock(record, wantsFirst: version != machine.version)
         return record
@@ -211,7 +211,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
         if action == .deliverFirstValue {
             deliverFirst(first, to: record, handler: handler)
         } else {
-            record.receive(first, handler: handler)
+            handler(first)
         }
     }
 }
@@ -302,7 +302,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// (`isKeptAliveByObservers`), its handler holds the core until the observer is cleaned.
     @inlinable
     final func makeRecord(on queue: ExecuteQueue, changes: @escaping @Sendable (Element) -> Void) -> Record {
-        Record(link: link, queue: queue, handler: isKeptAliveByObservers ? keepingSelfAlive(changes) : changes)
+        Record.make(link: link, queue: queue, handler: isKeptAliveByObservers ? keepingSelfAlive(changes) : changes)
     }
 
     /// `changes`, holding this core until the observer lets go of it (when cleaned): how an
@@ -320,7 +320,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// none is left or it was cleaned (the machine's `nextOfFirstDelivery`). Call without
     /// `lock`, after the machine's `observe` said `.deliverFirstValue`.
     final func deliverFirst(_ first: Element, to record: Record, handler: @escaping @Sendable (Element) -> Void) {
-        record.receive(first, handler: handler)
+        handler(first)
         repeat {
             lock.lock()
             machine._checkInvariants()
@@ -340,7 +340,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
         switch consume action {
         case .deliver(let next):
             lock.unlock()
-            Dispatcher.withScope(next.scope) { record.receive(Self.element(of: next), handler: handler) }
+            Dispatcher.withScope(next.scope) { handler(Self.element(of: next)) }
             return true
         case .ended:
             lock.unlock()
@@ -377,10 +377,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
                 // only this thread (the drainer) takes one out during the round, after
                 // its call. Every observer in this core's slab is a `Record`.
                 reference._withUnsafeGuaranteedRef {
-                    let record = unsafeDowncast($0, to: Record.self)
-                    if let handler = record.handler {
-                        record.receive(value, handler: handler)
-                    }
+                    unsafeDowncast($0, to: Record.self).handler?(value)
                 }
             }
         }
@@ -404,7 +401,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
                 machine._checkInvariants()
                 lock.unlock()
                 switch action {
-                case .deliver: record.receive(value)
+                case .deliver: record.handler?(value)
                 case .queued: break
                 }
             }
@@ -461,63 +458,72 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
 
 // MARK: - ObserverRecord
 
-/// One observer of a value core: its handler and where to call it. It is also the
-/// ``Dust`` handed to the caller of `observe`.
+/// One observer of a value core: its handler. It is also the ``Dust`` handed to the
+/// caller of `observe`.
 ///
-/// It is the one allocation of an `observe`, so keep it small: it fits glibc's 96-byte size
-/// class, and one more field once made observe + clean 20–40% slower
-/// (`Benchmarks/compare --filter 'observe.*'`). Rare state belongs in the core.
+/// It is the one allocation of an `observe` on ``ExecuteQueue/current``, so keep it small:
+/// 72 bytes, glibc's 80-byte size class (issue 23's budget of 88 bytes per observer, with
+/// the slab's slot). One more field once made observe + clean 20–40% slower
+/// (`Benchmarks/compare --filter 'observe.*'`). Rare state belongs in the core, or in the
+/// subclass for observers on a queue (`MailboxObserverRecord`).
 @usableFromInline
-final class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable {
-    // Sendable: `mailbox` is immutable. `handler` is read by the thread delivering a
-    // round while the observer is in the core's slab, and set to nil by
-    // `releaseHandler()` only after it has left the slab (the core's lock orders the two),
-    // so that a cleaned observer's captures are released even while someone still holds
-    // its dust. It skips the runtime's dynamic exclusivity checks, which cost as much as
-    // the rest of an observe and clean.
-    // Unchecked: the core's lock orders the drainer's reads and `releaseHandler()`'s write.
+class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable {
+    // Sendable: `handler` is read by the thread delivering a round while the observer is
+    // in the core's slab, and set to nil by `releaseHandler()` only after it has left the
+    // slab (the core's lock orders the two), so that a cleaned observer's captures are
+    // released even while someone still holds its dust.
+    /// What a round calls with each value: the observer's closure, or for an observer on a
+    /// queue, a closure that posts the value to its mailbox.
+    // Unchecked: the core's lock orders the drainer's reads and `releaseHandler()`'s
+    // write; the runtime's check costs as much as the rest of an observe and clean.
     @usableFromInline
     @exclusivity(unchecked)
-    var handler: (@Sendable (Element) -> Void)?
-    /// `nil` for ``ExecuteQueue/current``.
-    @usableFromInline
-    let mailbox: Mailbox<Element>?
+    final var handler: (@Sendable (Element) -> Void)?
 
     @usableFromInline
-    init(link: ObserverLink, queue: ExecuteQueue, handler: @escaping @Sendable (Element) -> Void) {
+    init(link: ObserverLink, handler: @escaping @Sendable (Element) -> Void) {
         self.handler = handler
-        switch queue {
-        case .current: mailbox = nil
-        case .main: mailbox = Mailbox(target: nil)
-        case .queue(let target): mailbox = Mailbox(target: target)
-        }
         super.init(link: link)
     }
 
-    /// Hands `value` to the observer, on its queue.
+    /// The observer of `handler` on `queue`: this class for ``ExecuteQueue/current``, a
+    /// `MailboxObserverRecord` for the others.
     @inlinable
-    func receive(_ value: Element) {
-        guard let handler else { return }
-        receive(value, handler: handler)
-    }
-
-    /// Hands `value` to the observer through `handler` (read by the caller: a round, or
-    /// the thread delivering a first value, which holds its own copy), on the observer's
-    /// queue: the end of a set's walk.
-    @inlinable
-    func receive(_ value: Element, handler: @escaping @Sendable (Element) -> Void) {
-        if let mailbox {
-            mailbox.deliver(value, to: handler)
-        } else {
-            handler(value)
+    static func make(
+        link: ObserverLink, queue: ExecuteQueue, handler: @escaping @Sendable (Element) -> Void
+    ) -> ObserverRecord {
+        if case .current = queue {
+            return ObserverRecord(link: link, handler: handler)
         }
+        return MailboxObserverRecord(link: link, queue: queue, handler: handler)
     }
 
-    override func releaseHandler() {
+    override final func releaseHandler() {
         handler = nil
+    }
+}
+
+/// An observer on ``ExecuteQueue/main`` or ``ExecuteQueue/queue(_:)``: its handler posts
+/// each value to its mailbox, which calls the observer's closure on the queue, in order.
+@usableFromInline
+final class MailboxObserverRecord<Element: Sendable>: ObserverRecord<Element>, @unchecked Sendable {
+    // Sendable: `mailbox` is immutable (and a `Mailbox` is Sendable).
+    let mailbox: Mailbox<Element>
+
+    @usableFromInline
+    init(link: ObserverLink, queue: ExecuteQueue, handler: @escaping @Sendable (Element) -> Void) {
+        let mailbox: Mailbox<Element>
+        switch queue {
+        case .current:
+            preconditionFailure("MailboxObserverRecord: internal inconsistency: an observer on .current")
+        case .main: mailbox = Mailbox(target: nil)
+        case .queue(let target): mailbox = Mailbox(target: target)
+        }
+        self.mailbox = mailbox
+        super.init(link: link) { value in mailbox.deliver(value, to: handler) }
     }
 
     override func dropQueuedDeliveries() {
-        mailbox?.dropQueued()
+        mailbox.dropQueued()
     }
 }
