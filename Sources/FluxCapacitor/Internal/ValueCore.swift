@@ -1,6 +1,7 @@
 /// The generic half of a value core, in one file so that a set walks three files (the
 /// public setter, this one, the state machine): `DeliveryCore` (the rounds), `ValueCore`
-/// (a stored value on top of them) and `ObserverRecord` (one observer, with its handler).
+/// (a stored value on top of them) and `ObserverRecord` (one observer, with its handler;
+/// `MailboxObserverRecord` for one on a queue).
 /// The non-generic half is `ObserverCore`, `ObserverDust` and the machine.
 
 // MARK: - ValueCore
