@@ -176,3 +176,7 @@ extension ObserverSlab {
     func _checkInvariants() {}
     #endif
 }
+
+// The slab is owned and guarded by its value core; it is never sent anywhere on its own.
+@available(*, unavailable)
+extension ObserverSlab: Sendable {}

@@ -382,7 +382,7 @@ struct ValueCoreStateMachine {
 
     /// What a round does for an observer when some first delivery runs beside it.
     @usableFromInline
-    enum ReachAction {
+    enum ReachAction: Sendable {
         /// Deliver the value to the observer.
         case deliver
         /// Nothing: the value was queued behind the observer's first value, which the
@@ -504,3 +504,7 @@ extension ValueCoreStateMachine.NextStepAction: Sendable {}
 extension ValueCoreStateMachine.NextOfFirstDeliveryAction: Sendable {}
 @available(*, unavailable)
 extension ValueCoreStateMachine.Queued: Sendable {}
+@available(*, unavailable)
+extension ValueCoreStateMachine.RoundState: Sendable {}
+@available(*, unavailable)
+extension ValueCoreStateMachine.FirstDelivery: Sendable {}
