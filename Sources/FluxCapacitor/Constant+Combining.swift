@@ -54,6 +54,7 @@ extension PrimitiveValue where Trait == ImmutableTrait {
     ///   - transform: Makes the combined value from the sources' values, in the order of
     ///     `sources`.
     @preconcurrency
+    @inlinable
     public convenience init<each SourceTrait, each SourceElement: Sendable>(
         combining sources: repeat PrimitiveValue<each SourceTrait, each SourceElement>,
         transform: @escaping @Sendable (repeat each SourceElement) -> Element
