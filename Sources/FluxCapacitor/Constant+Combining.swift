@@ -4,10 +4,10 @@ extension PrimitiveValue where Trait == ImmutableTrait {
     /// of any of them.
     ///
     /// ```swift
-    /// let visibleRepositories = Constant(combining: store.repositories, filterStore.query) { repositories, query in
-    ///     query.isEmpty ? repositories : repositories.filter { $0.name.contains(query) }
+    /// let status = Constant(combining: store.repositories, store.isRepositoryFetching) { repositories, isFetching in
+    ///     isFetching ? "loading…" : "\(repositories.count) repositories"
     /// }
-    /// visibleRepositories.observe(on: .main) { render($0) }.cleaned(by: dustBuster)
+    /// status.observe(on: .main) { print($0) }.cleaned(by: dustBuster)
     /// ```
     ///
     /// The sources may be ``Variable``s or ``Constant``s, of one store or of several, and
