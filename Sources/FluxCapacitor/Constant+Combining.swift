@@ -37,7 +37,7 @@ extension PrimitiveValue where Trait == ImmutableTrait {
     /// The rest is as for ``map(_:)``: observers get the current value first (unless they
     /// pass `ignoreFirst: true`), then every change, in order, each once, on any thread;
     /// `transform` runs on the thread that delivers a change, one call at a time, and should
-    /// be quick and free of side effects; reading ``value`` inside
+    /// be quick and free of side effects; reading ``value-8fm8g`` inside
     /// `withObservationTracking` (a SwiftUI `body`, an `@Observable` model) is told of the
     /// combined value's next change, which follows every change of a source. The combined
     /// value holds its sources, not the other way round: when nobody holds it and nothing
