@@ -295,6 +295,23 @@ struct CombinedValueTests {
         #expect(recorder.values.last == [1, 2, 5])
     }
 
+    @Test func theTransformRunsOutsideTheDispatcherWhenASourceIsSetOutsideADispatch() {
+        let store = PairStore.instantiate()
+        let source = Variable(0)
+        // A transform should be free of side effects; but if it dispatches, the dispatch
+        // runs at once, as one from any code outside a dispatch does (the sources are read
+        // holding the dispatcher, the transform runs after).
+        let combined = Constant(combining: source, store.left) { value, _ in
+            if value > 0 {
+                PairAction().invoke(.setRight(value))
+            }
+            return value
+        }
+        source.value = 3
+        #expect(store.right.value == 3)
+        #expect(combined.value == 3)
+    }
+
     @Test func noHalfwayCombinationWhileOtherThreadsSetSources() {
         let store = PairStore.instantiate()
         let third = Variable(0)

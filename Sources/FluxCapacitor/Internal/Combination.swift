@@ -207,30 +207,33 @@ extension ValueCore {
         transform: @escaping @Sendable (repeat each SourceElement) -> Element
     ) -> ValueCore<Element> {
         let cores = (repeat each sources)
-        let read: @Sendable (inout [UInt64]) -> Element? = { lastVersions in
+        // Reads every source's value, notes its version in `lastVersions`, and sets
+        // `changed` if one moved. Runs holding the dispatcher's mutex outside a dispatch;
+        // `transform`, which is the caller's code, runs after it, without that mutex.
+        let read: @Sendable (inout [UInt64], inout Bool) -> (repeat each SourceElement) = {
+            lastVersions, changed in
             var index = 0
-            var changed = false
             // No tuple of snapshots: a tuple of a pack is made at run time, at each read.
-            let values = (repeat readSource(each cores, &lastVersions, &index, &changed))
-            return changed ? transform(repeat each values) : nil
+            return (repeat readSource(each cores, &lastVersions, &index, &changed))
         }
         var sourceCores: [ObserverCore] = []
         for source in repeat each sources {
             sourceCores.append(source)
         }
-        // No version is `.max`, so the first read computes the value.
+        // No version is `.max`, so the first read sees every source as moved.
         var versions = [UInt64](repeating: .max, count: sourceCores.count)
-        guard let first = Combination.withDispatchesOfCurrentPaused({ read(&versions) }) else {
-            preconditionFailure("FluxCapacitor internal inconsistency: a combination's first read computed nothing")
-        }
-        let derived = ValueCore(first)
+        var changed = false
+        let first = Combination.withDispatchesOfCurrentPaused { read(&versions, &changed) }
+        let derived = ValueCore(transform(repeat each first))
         let combination = Combination(sources: sourceCores, versions: versions) {
             [weak derived] lastVersions, isHoldingDispatcher in
-            let value =
+            var changed = false
+            let values =
                 isHoldingDispatcher
-                ? read(&lastVersions) : Combination.withDispatchesOfCurrentPaused { read(&lastVersions) }
-            if let value, let derived {
-                derived.set(value)
+                ? read(&lastVersions, &changed)
+                : Combination.withDispatchesOfCurrentPaused { read(&lastVersions, &changed) }
+            if changed, let derived {
+                derived.set(transform(repeat each values))
             }
         }
         var observations: [Dust] = []
