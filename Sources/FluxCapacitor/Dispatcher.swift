@@ -34,7 +34,8 @@
 ///   crashes, nothing is kept, and the drop is reported to the dispatch log with the phase
 ///   ``DispatchEvent/Phase-swift.enum/droppedWithoutStore``.
 public final class Dispatcher: @unchecked Sendable {
-    // Sendable: `mutex` guards `hasLogSubscribers`, `queued` and `logSubscribers`, and is
+    // Sendable: `mutex` guards `hasLogSubscribers`, `queued`, `afterReduce` and
+    // `logSubscribers`, and is
     // held for the whole of a dispatch, so a thread that holds it is the dispatching thread
     // (`Lock` knows its owner, which is how reentrant calls are recognized). `registry` has
     // its own lock. The mutex-guarded fields skip the runtime's dynamic exclusivity checks,
@@ -64,6 +65,11 @@ public final class Dispatcher: @unchecked Sendable {
     private(set) var queued = FIFO<(Dispatcher) -> Void>()
     @exclusivity(unchecked)
     private var logSubscribers: [DispatchLogSubscriber] = []
+    /// What runs once the reduce running on the dispatching thread has ended, before the
+    /// next queued dispatch: a combined value's one recomputation for all the sources that
+    /// reduce changed (see `runAfterThisReduceLocked(_:)`).
+    @exclusivity(unchecked)
+    private var afterReduce: [() -> Void] = []
 
     /// Makes a dispatcher with a registry of its own, empty.
     public init() {
@@ -199,10 +205,46 @@ public final class Dispatcher: @unchecked Sendable {
     @usableFromInline
     func runQueuedAndUnlock() {
         assert(mutex.isHeldByCurrentThread, "Dispatcher.runQueuedAndUnlock: mutex not held")
-        while let next = queued.popFirst() {
+        while true {
+            // What the reduce that just ended asked to run after it goes first.
+            if !afterReduce.isEmpty {
+                runAfterReduceLocked()
+            }
+            guard let next = queued.popFirst() else {
+                break
+            }
             next(self)
         }
         mutex.unlock()
+    }
+
+    /// Runs `hook` once the reduce running on this thread has ended (with its `.current`
+    /// observers), before the next queued dispatch, still holding `mutex`: no other
+    /// dispatch of this dispatcher is halfway then. A hook added while hooks run runs in
+    /// the same turn, after them. Call with `mutex` held; returns with it held.
+    ///
+    /// The common path of a dispatch does not pay for it: a hook also queues an empty
+    /// dispatch, so that `finishDispatchingAndUnlock()` takes `runQueuedAndUnlock()`, which
+    /// runs the hooks before each queued dispatch.
+    func runAfterThisReduceLocked(_ hook: @escaping () -> Void) {
+        assert(mutex.isHeldByCurrentThread, "Dispatcher.runAfterThisReduceLocked: mutex not held")
+        afterReduce.append(hook)
+        if queued.isEmpty {
+            queued.append { _ in }
+        }
+    }
+
+    /// Runs the hooks of `runAfterThisReduceLocked(_:)`, and those they add, in order.
+    /// Call with `mutex` held; returns with it held.
+    private func runAfterReduceLocked() {
+        assert(mutex.isHeldByCurrentThread, "Dispatcher.runAfterReduceLocked: mutex not held")
+        var index = 0
+        while index < afterReduce.count {
+            let hook = afterReduce[index]
+            hook()
+            index += 1
+        }
+        afterReduce.removeAll(keepingCapacity: afterReduce.count <= 16)
     }
 
     /// Reduces `state` in its live store between two log events, or logs that it was

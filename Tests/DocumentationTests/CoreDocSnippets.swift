@@ -297,6 +297,13 @@ func mapSample(store: RepositoryStore, dustBuster: DustBuster) {
     repositoryCount.observe { print("\($0) repositories") }.cleaned(by: dustBuster)
 }
 
+func combiningSample(store: RepositoryStore, dustBuster: DustBuster) {
+    let status = Constant(combining: store.repositories, store.isRepositoryFetching) { repositories, isFetching in
+        isFetching ? "loading…" : "\(repositories.count) repositories"
+    }
+    status.observe(on: .main) { print($0) }.cleaned(by: dustBuster)
+}
+
 func removeDuplicatesSample(store: RepositoryStore, dustBuster: DustBuster) {
     store.isRepositoryFetching
         .removeDuplicates()

@@ -62,6 +62,13 @@ func derive(from store: RepositoryStore) -> (Constant<String>, Constant<Bool>) {
     return (counter, isFetching)
 }
 
+func combine(from store: RepositoryStore) -> Constant<String> {
+    let status = Constant(combining: store.repositories, store.isRepositoryFetching) { repositories, isFetching in
+        isFetching ? "loading…" : "\(repositories.count) repositories"
+    }
+    return status
+}
+
 func renderEach(of store: RepositoryStore) async {
     for await repositories in store.repositories.values {
         render(repositories)

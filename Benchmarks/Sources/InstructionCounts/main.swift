@@ -53,6 +53,8 @@ let loopLengths: [String: (short: Int, long: Int)] = [
     "observeClean3000": (2, 7),
     "observeClean30000": (1, 3),
     "instantiate": (10_000, 60_000),
+    "map": (10_000, 60_000),
+    "combiningOneSource": (10_000, 60_000),
 ]
 
 enum Budget {
@@ -73,6 +75,7 @@ let budgets: [String: [Budget]] = [
     "send": [.timesWorkload("set", 1)],
     "observeClean30000": [.timesBaseline(1.5), .timesWorkload("observeClean3000", 1.2)],
     "instantiate": [.atMost(224)],
+    "combiningOneSource": [.timesWorkload("map", 1.5)],
 ]
 
 // MARK: Options

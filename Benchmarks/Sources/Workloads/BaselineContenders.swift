@@ -208,3 +208,25 @@ final class BaselineContendedDispatch: Runner, @unchecked Sendable {
 
     var checksum: Int { lock.withLock { store.count } }
 }
+
+/// A value whose observer sets a second, derived one, observed once: what `map` and a
+/// combined value of one source do, with no locks.
+final class BaselineDerivedSet: Runner {
+    private let store = BaselineStore()
+    private let derived = BaselineStore()
+    private let sink = Sink()
+
+    init() {
+        let (sink, derived) = (self.sink, self.derived)
+        store.observe { derived.set($0 &+ 1) }
+        derived.observe { sink.total &+= $0 }
+    }
+
+    func run(iterations: Int) {
+        for value in 0..<iterations {
+            store.set(value)
+        }
+    }
+
+    var checksum: Int { sink.total }
+}

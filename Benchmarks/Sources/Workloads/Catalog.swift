@@ -149,6 +149,20 @@ public enum Catalog {
             fluxCapacitor: { FluxInstantiate() },
             baseline: { BaselineInstantiate() }),
         Workload(
+            id: "map", title: "map, 1 observer of the mapped value", operation: "set",
+            iterationsPerSample: 1_000, operationsPerIteration: 1,
+            contenders: [.fluxCapacitor, .baseline],
+            target: "(context for Constant(combining:))",
+            fluxCapacitor: { FluxMap() },
+            baseline: { BaselineDerivedSet() }),
+        Workload(
+            id: "combiningOneSource", title: "Constant(combining:) of 1 source, 1 observer", operation: "set",
+            iterationsPerSample: 1_000, operationsPerIteration: 1,
+            contenders: [.fluxCapacitor, .baseline],
+            target: "≤ 1.5× map",
+            fluxCapacitor: { FluxCombiningOneSource() },
+            baseline: { BaselineDerivedSet() }),
+        Workload(
             id: "dispatch2Threads", title: "dispatch, 2 threads, 1 store", operation: "dispatch",
             iterationsPerSample: 10_000, operationsPerIteration: 1,
             contenders: Contender.allCases,
