@@ -22,20 +22,35 @@ struct TwoWriterTests {
         var keptAs: [String]
     }
 
-    /// Writes `writer-0` … `writer-(rounds-1)` through a persisted variable, flushing each
-    /// one, and returns what each write reported. `onRound` hears each round's line (a
-    /// child process prints it for the parent).
-    static func write(as writer: String, in directory: URL, rounds: Int, onRound: (String) -> Void = { _ in })
-        -> [Round]
-    {
+    /// What one writer did: the version its variable loaded when it was made (it saw that
+    /// version), and each round.
+    struct History: Equatable {
+        var loaded: String
+        var rounds: [Round]
+    }
+
+    /// One writer: a storage of its own on the folder and a persisted variable, which loads
+    /// the slot's current version when it is made, as an app's does at launch.
+    final class Writer {
+        let name: String
+        let storage: FileStorage
+        let variable: Variable<String>
         let reports = Locked<[PersistenceError]>([])
-        let storage = FileStorage(directory: directory, coalescingInterval: .seconds(3600)) { error in
-            reports.withLock { $0.append(error) }
+        private(set) var history: History
+
+        init(_ name: String, in directory: URL) {
+            self.name = name
+            storage = FileStorage(directory: directory, coalescingInterval: .seconds(3600)) { [reports] error in
+                reports.withLock { $0.append(error) }
+            }
+            variable = Variable("", persistedAs: TwoWriterTests.slot, in: storage)
+            history = History(loaded: variable.value, rounds: [])
         }
-        let variable = Variable("", persistedAs: slot, in: storage)
-        var result: [Round] = []
-        for round in 0..<rounds {
-            let version = "\(writer)-\(round)"
+
+        /// Writes `name-round`, flushing it, and returns what the write reported.
+        @discardableResult
+        func write(round: Int) -> Round {
+            let version = "\(name)-\(round)"
             variable.value = version
             storage.flush()
             let heard = reports.withLock { reports in
@@ -45,20 +60,36 @@ struct TwoWriterTests {
             var kept: [String] = []
             for report in heard {
                 guard case .replacedChangedFile(let keptAs) = report.kind else {
-                    Issue.record("\(writer) round \(round): unexpected report \(report)")
+                    Issue.record("\(name) round \(round): unexpected report \(report)")
                     continue
                 }
                 kept.append(keptAs)
             }
-            result.append(Round(version: version, keptAs: kept))
-            onRound("\(version) \(kept.joined(separator: " "))")
+            let result = Round(version: version, keptAs: kept)
+            history.rounds.append(result)
+            return result
         }
-        return result
+    }
+
+    /// Writes `writer-0` … `writer-(rounds-1)` through a persisted variable, flushing each
+    /// one, and returns what the variable loaded and what each write reported. `onLine`
+    /// hears `loaded <version>`, then each round's line (a child process prints them for
+    /// the parent).
+    static func write(as name: String, in directory: URL, rounds: Int, onLine: (String) -> Void = { _ in })
+        -> History
+    {
+        let writer = Writer(name, in: directory)
+        onLine("loaded \(writer.history.loaded)")
+        for round in 0..<rounds {
+            let result = writer.write(round: round)
+            onLine("\(result.version) \(result.keptAs.joined(separator: " "))")
+        }
+        return writer.history
     }
 
     /// The versions that are neither the file nor kept, though another writer displaced
-    /// them, and the reports that name no kept version of another writer.
-    static func lostVersions(in directory: URL, writers: [String: [Round]]) throws -> (
+    /// them unseen, and the reports that name no kept version of another writer.
+    static func lostVersions(in directory: URL, writers: [String: History]) throws -> (
         lost: [String], badReports: [String]
     ) {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
@@ -73,14 +104,22 @@ struct TwoWriterTests {
         let final = contents("\(slot).json")
         var lost: [String] = []
         var badReports: [String] = []
-        for (writer, rounds) in writers {
+        for (writer, history) in writers {
+            // A version another writer's variable loaded reached that writer, which then
+            // wrote over it knowingly: the storage promises to keep only a version that
+            // changed since it last read or wrote the file.
+            let seenByAnother = Set(writers.filter { $0.key != writer }.map(\.value.loaded))
+            let rounds = history.rounds
             for (index, round) in rounds.enumerated() {
                 // A version its own writer wrote over knowingly (the file was still that
                 // version: no report) is superseded, not lost. One that the writer's next
-                // write found displaced, and the writer's last, must be kept or be the file.
+                // write found displaced, and the writer's last, must be kept, be the file,
+                // or have been loaded by the other writer.
                 let isLast = index == rounds.count - 1
                 let wasDisplaced = isLast || !rounds[index + 1].keptAs.isEmpty
-                if wasDisplaced, round.version != final, !kept.contains(round.version) {
+                if wasDisplaced, round.version != final, !kept.contains(round.version),
+                    !seenByAnother.contains(round.version)
+                {
                     lost.append(round.version)
                 }
                 for name in round.keptAs {
@@ -91,7 +130,7 @@ struct TwoWriterTests {
                 }
             }
         }
-        let reported = writers.values.joined().map(\.keptAs.count).reduce(0, +)
+        let reported = writers.values.map(\.rounds).joined().map(\.keptAs.count).reduce(0, +)
         if reported != keptNames.count {
             badReports.append("\(reported) reports for \(keptNames.count) kept files")
         }
@@ -108,7 +147,7 @@ struct TwoWriterTests {
     @Test func twoStoragesOnOneFolderOnTwoThreadsLoseNoVersion() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let results = Locked<[String: [Round]]>([:])
+        let results = Locked<[String: History]>([:])
         let start = DispatchGroup()
         let done = DispatchSemaphore(value: 0)
         start.enter()
@@ -130,6 +169,32 @@ struct TwoWriterTests {
         let final = try JSONDecoder().decode(
             String.self, from: Data(contentsOf: directory.appendingPathComponent("\(Self.slot).json")))
         #expect(final == "a-\(Self.rounds - 1)" || final == "b-\(Self.rounds - 1)", "the last writer wins")
+    }
+
+    /// The interleaving of a writer that starts late (a loaded machine delays its thread):
+    /// its variable loads the other writer's version, so writing over it is no loss and
+    /// nothing is kept; the other writer's next write keeps the version it never saw.
+    @Test func aWriterThatLoadedTheOtherWritersVersionWritesOverItKnowingly() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let a = Writer("a", in: directory)
+        for round in 0..<3 {
+            #expect(a.write(round: round).keptAs.isEmpty, "a is the only writer yet")
+        }
+        let b = Writer("b", in: directory)
+        #expect(b.history.loaded == "a-2")
+
+        #expect(b.write(round: 0).keptAs.isEmpty, "b saw a-2: nothing changed since it read the file")
+        let kept = a.write(round: 3).keptAs
+        #expect(kept.count == 1, "a never saw b-0, so it keeps it")
+
+        let (lost, badReports) = try Self.lostVersions(
+            in: directory, writers: ["a": a.history, "b": b.history])
+        #expect(lost.isEmpty, "a-2 reached b's variable: superseded, not lost (\(lost))")
+        #expect(badReports.isEmpty, "\(badReports)")
+        #expect(
+            kept.first.flatMap { FileManager.default.contents(atPath: directory.appendingPathComponent($0).path) }
+                == Data(#""b-0""#.utf8))
     }
 
     #if os(macOS) || os(Linux)  // exit tests: not on iOS, tvOS, watchOS, visionOS
@@ -158,15 +223,18 @@ struct TwoWriterTests {
         async let a = child("a")
         async let b = child("b")
         let outputs = await [("a", a), ("b", b)]
-        var writers: [String: [Round]] = [:]
+        var writers: [String: History] = [:]
         for (writer, result) in outputs {
             let lines = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
-                .split(separator: "\n")
-            writers[writer] = lines.map { line in
+                .split(separator: "\n", omittingEmptySubsequences: false)
+            let loadedLine = lines.first { $0.hasPrefix("loaded ") }
+            #expect(loadedLine != nil, "\(writer) says what it loaded")
+            let written = lines.filter { !$0.isEmpty && !$0.hasPrefix("loaded ") }.map { line in
                 let words = line.split(separator: " ").map(String.init)
                 return Round(version: words[0], keptAs: Array(words.dropFirst()))
             }
-            #expect(writers[writer]?.count == rounds, "\(writer) wrote every round")
+            writers[writer] = History(loaded: String(loadedLine?.dropFirst("loaded ".count) ?? ""), rounds: written)
+            #expect(written.count == rounds, "\(writer) wrote every round")
         }
         let (lost, badReports) = try Self.lostVersions(in: directory, writers: writers)
         #expect(lost.isEmpty, "\(lost.count) versions lost: \(lost.prefix(10))")
