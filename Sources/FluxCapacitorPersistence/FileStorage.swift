@@ -34,7 +34,8 @@ import Darwin
 ///   writer wins, but never silently: before writing over a file that changed since this
 ///   storage last read or wrote it, the storage keeps the other version as
 ///   `favorites.replaced-<date>.json` and reports ``PersistenceError/Kind-swift.enum/replacedChangedFile(keptAs:)``.
-///   Merge the two in your app if it needs to. Writers (threads with storages of their
+///   A version this storage read (the value a persisted variable started from) is seen:
+///   writing over it keeps nothing. Merge the two in your app if it needs to. Writers (threads with storages of their
 ///   own, other processes) take turns: each holds an advisory lock on a hidden
 ///   `.favorites.json.lock` beside the file (`flock`, which stays there) from comparing the
 ///   file's contents with the version it last saw to renaming its own over it, so no
