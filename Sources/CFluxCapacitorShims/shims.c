@@ -6,30 +6,72 @@ atomic_bool cflux_scopes_used_flag = false;
 
 _Atomic(void *) cflux_shared_dispatcher_pointer = NULL;
 
-cflux_mutex *cflux_mutex_create(void) {
-    cflux_mutex *mutex = malloc(sizeof(cflux_mutex));
-    if (mutex == NULL) {
-        return NULL;
-    }
+/// Initializes a mutex in place; returns false if that fails.
+static bool cflux_mutex_init(cflux_mutex *mutex) {
 #if defined(__linux__)
     atomic_init(&mutex->state, 0);
 #elif defined(__APPLE__)
     mutex->lock = OS_UNFAIR_LOCK_INIT;
 #else
     if (pthread_mutex_init(&mutex->lock, NULL) != 0) {
-        free(mutex);
-        return NULL;
+        return false;
     }
 #endif
     atomic_init(&mutex->owner, 0);
+    return true;
+}
+
+/// Undoes `cflux_mutex_init`.
+static void cflux_mutex_deinit(cflux_mutex *mutex) {
+#if !defined(__linux__) && !defined(__APPLE__)
+    pthread_mutex_destroy(&mutex->lock);
+#else
+    (void)mutex;
+#endif
+}
+
+cflux_mutex *cflux_mutex_create(void) {
+    cflux_mutex *mutex = malloc(sizeof(cflux_mutex));
+    if (mutex == NULL) {
+        return NULL;
+    }
+    if (!cflux_mutex_init(mutex)) {
+        free(mutex);
+        return NULL;
+    }
     return mutex;
 }
 
 void cflux_mutex_destroy(cflux_mutex *mutex) {
-#if !defined(__linux__) && !defined(__APPLE__)
-    pthread_mutex_destroy(&mutex->lock);
-#endif
+    cflux_mutex_deinit(mutex);
     free(mutex);
+}
+
+/// The block `cflux_mutex_with_word_create` allocates. The mutex is its first member, so a
+/// pointer to it is a pointer to the block (C11 6.7.2.1: a pointer to a structure, suitably
+/// converted, points to its first member, and back).
+typedef struct cflux_mutex_with_word {
+    cflux_mutex mutex;
+    cflux_atomic_word word;
+} cflux_mutex_with_word;
+
+cflux_mutex *cflux_mutex_with_word_create(cflux_atomic_word **word) {
+    cflux_mutex_with_word *block = malloc(sizeof(cflux_mutex_with_word));
+    if (block == NULL) {
+        return NULL;
+    }
+    if (!cflux_mutex_init(&block->mutex)) {
+        free(block);
+        return NULL;
+    }
+    atomic_init(&block->word.value, 0);
+    *word = &block->word;
+    return &block->mutex;
+}
+
+void cflux_mutex_with_word_destroy(cflux_mutex *mutex) {
+    cflux_mutex_deinit(mutex);
+    free((cflux_mutex_with_word *)mutex);
 }
 
 cflux_atomic_word *cflux_atomic_word_create(void) {

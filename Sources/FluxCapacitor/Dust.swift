@@ -63,7 +63,10 @@ public class Dust: @unchecked Sendable {
         }
         hasBeenCleaned = true
         let buster = self.buster
-        self.buster = nil
+        if buster != nil {
+            // Only when set: assigning a weak reference costs a runtime call even for nil.
+            self.buster = nil
+        }
         let moreBusters = rare?.moreBusters ?? []
         rare?.moreBusters = []
         mutex.unlock()

@@ -179,6 +179,15 @@ cflux_atomic_word *_Nullable cflux_atomic_word_create(void);
 /// Frees a word made by `cflux_atomic_word_create`.
 void cflux_atomic_word_destroy(cflux_atomic_word *_Nonnull word);
 
+/// A mutex and an atomic word in one allocation (a value core's lock and round word: one
+/// malloc instead of two). Returns the mutex and sets `*word`; returns NULL (and leaves
+/// `*word` alone) if that fails. Free with `cflux_mutex_with_word_destroy`, not with the
+/// two destroy functions above.
+cflux_mutex *_Nullable cflux_mutex_with_word_create(cflux_atomic_word *_Nullable *_Nonnull word);
+
+/// Destroys and frees a mutex made by `cflux_mutex_with_word_create`, and its word.
+void cflux_mutex_with_word_destroy(cflux_mutex *_Nonnull mutex);
+
 /// The word's value (acquire).
 static inline uintptr_t cflux_atomic_word_load(cflux_atomic_word *_Nonnull word) {
     return atomic_load_explicit(&word->value, memory_order_acquire);

@@ -21,6 +21,12 @@ struct AtomicWord: @unchecked Sendable {
     }
 
     /// The value (acquire).
+    /// A word allocated elsewhere (`Lock.makeWithAtomicWord()`).
+    @usableFromInline
+    init(pointer: UnsafeMutablePointer<cflux_atomic_word>) {
+        self.pointer = pointer
+    }
+
     @inlinable
     func load() -> UInt {
         UInt(cflux_atomic_word_load(pointer))

@@ -25,6 +25,30 @@ struct Lock: @unchecked Sendable {
         self.pointer = pointer
     }
 
+    /// A lock whose mutex was made elsewhere (`makeWithAtomicWord()`).
+    @usableFromInline
+    init(pointer: UnsafeMutablePointer<cflux_mutex>) {
+        self.pointer = pointer
+    }
+
+    /// A lock and an atomic word in one allocation, for a value core (its lock and round
+    /// word): one malloc, and 32 bytes, fewer than `Lock()` and `AtomicWord()` apart. Free
+    /// them with `deallocateWithAtomicWord()`, never with either `deallocate()`.
+    @usableFromInline
+    static func makeWithAtomicWord() -> (lock: Lock, word: AtomicWord) {
+        var word: UnsafeMutablePointer<cflux_atomic_word>?
+        guard let mutex = cflux_mutex_with_word_create(&word), let word else {
+            fatalError("FluxCapacitor could not make a mutex: pthread_mutex_init or malloc failed.")
+        }
+        return (Lock(pointer: mutex), AtomicWord(pointer: word))
+    }
+
+    /// Frees a lock made by `makeWithAtomicWord()`, and its word.
+    @usableFromInline
+    func deallocateWithAtomicWord() {
+        cflux_mutex_with_word_destroy(pointer)
+    }
+
     @inlinable
     func lock() {
         cflux_mutex_lock(pointer)

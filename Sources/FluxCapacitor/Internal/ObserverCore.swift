@@ -18,12 +18,12 @@ class ObserverCore: @unchecked Sendable {
     /// in place. So a thread that finds it holds the lock on entry is inside such a change,
     /// and is stopped with a clear message instead of deadlocking.
     @usableFromInline
-    final let lock = Lock()
+    final let lock: Lock
     /// The machine's round word, read here by a drainer ending its round without the lock:
     /// reading it through `machine` would be an access to the machine that races with the
     /// mutations other threads make under the lock.
     @usableFromInline
-    final let round = AtomicWord()
+    final let round: AtomicWord
     // Unchecked: `lock` serializes the machine's events; the runtime's check would cost
     // more than the rest of a set.
     @usableFromInline
@@ -74,6 +74,8 @@ class ObserverCore: @unchecked Sendable {
 
     @usableFromInline
     init() {
+        // One allocation for both (`deallocateWithAtomicWord()` in `deinit`).
+        (lock, round) = Lock.makeWithAtomicWord()
         machine = ValueCoreStateMachine(round: round)
         link.attach(self)
     }
@@ -86,8 +88,7 @@ class ObserverCore: @unchecked Sendable {
         for reference in machine.removeAllObservers() {
             ObserverDust.release(reference)
         }
-        round.deallocate()
-        lock.deallocate()
+        lock.deallocateWithAtomicWord()
     }
 
     /// Records a read through `.value`: makes the bridge if this is the first, and tells

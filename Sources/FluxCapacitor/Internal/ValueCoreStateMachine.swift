@@ -420,6 +420,12 @@ struct ValueCoreStateMachine {
     @usableFromInline
     mutating func nextOfFirstDelivery(_ observer: ObserverDust) -> NextOfFirstDeliveryAction {
         let id = ObjectIdentifier(observer)
+        // The usual case first: the last first delivery, with nothing queued behind it, ends
+        // (whether or not the observer was cleaned meanwhile), without the search below.
+        if let last = firstDeliveries.last, last.observer == id, last.queued == nil {
+            firstDeliveries.removeLast()
+            return .ended
+        }
         // From the end: the observer that observed last is the likeliest.
         guard let index = firstDeliveries.lastIndex(where: { $0.observer == id }) else {
             preconditionFailure(
