@@ -12,8 +12,9 @@ extension Dispatcher {
     /// ``withCurrent(_:operation:)``, else ``shared``.
     public static var current: Dispatcher {
         // Until the first scope, `scopeToCarry` skips the task-local lookup: it is most of
-        // the cost of `current`, and programs that never scope never pay for it.
-        scopeToCarry ?? shared
+        // the cost of `current`, and programs that never scope never pay for it. `shared`
+        // through the C global (`unretainedShared`), not its lazy initializer.
+        scopeToCarry ?? unretainedShared.takeUnretainedValue()
     }
 
     /// Runs `operation` with `dispatcher` as ``current``: the stores it instantiates, the

@@ -38,11 +38,11 @@ final class Combination: CombinationNode, @unchecked Sendable {
     // `sources` are set once, in `init`.
 
     /// Reads every source and, if a version differs from the given ones (which it
-    /// updates), sets the derived core to the transform of their values. Its `Bool` says
-    /// whether this thread holds the current dispatcher's mutex; when it does not, the
-    /// reads hold it (`withDispatchesOfCurrentPaused`). Made by the caller's module,
-    /// specialized for the sources' types (see `ValueCore.combining`).
-    private let update: @Sendable (inout [UInt64], Bool) -> Void
+    /// updates), sets the derived core to the transform of their values. The reads hold
+    /// the given dispatcher's mutex (`withDispatchesPaused(of:_:)`), which the trigger
+    /// found current. Made by the caller's module, specialized for the sources' types (see
+    /// `ValueCore.combining`).
+    private let update: @Sendable (inout [UInt64], Dispatcher) -> Void
     /// The versions of the sources' values that the derived core's value was computed from.
     @exclusivity(unchecked)
     private var lastVersions: [UInt64]
@@ -58,7 +58,7 @@ final class Combination: CombinationNode, @unchecked Sendable {
     @usableFromInline
     init(
         sources: [ObserverCore], versions: [UInt64],
-        update: @escaping @Sendable (_ lastVersions: inout [UInt64], _ isHoldingDispatcher: Bool) -> Void
+        update: @escaping @Sendable (_ lastVersions: inout [UInt64], _ dispatcher: Dispatcher) -> Void
     ) {
         self.sources = sources
         self.update = update
@@ -74,11 +74,11 @@ final class Combination: CombinationNode, @unchecked Sendable {
     /// else now.
     @usableFromInline
     func sourceChanged() {
-        let dispatcher = Dispatcher.scopeToCarry ?? Dispatcher.unretainedShared.takeUnretainedValue()
+        let dispatcher = Dispatcher.current
         if dispatcher.mutex.isHeldByCurrentThread {
             recomputeAfterThisReduce(of: dispatcher)
         } else {
-            drain(holdingDispatcher: nil)
+            drain(readingIn: dispatcher)
         }
     }
     private func recomputeAfterThisReduce(of dispatcher: Dispatcher) {
@@ -113,7 +113,7 @@ final class Combination: CombinationNode, @unchecked Sendable {
         hookLock.lock()
         dispatchersWithHook.removeAll { $0 == id }
         hookLock.unlock()
-        drain(holdingDispatcher: dispatcher)
+        drain(readingIn: dispatcher)
     }
 
     func isWaitingForHook(of id: ObjectIdentifier) -> Bool {
@@ -145,9 +145,9 @@ final class Combination: CombinationNode, @unchecked Sendable {
 
     /// Becomes the drainer, or leaves the work to the one there is. The drainer reads the
     /// sources and sets the derived core until no trigger came since its last read.
-    /// `dispatcher`: the dispatcher whose mutex this thread holds, or `nil` to read holding
-    /// the current one's.
-    private func drain(holdingDispatcher dispatcher: Dispatcher?) {
+    /// `dispatcher`: the trigger's current dispatcher, whose mutex the reads hold (this
+    /// thread may hold it already).
+    private func drain(readingIn dispatcher: Dispatcher) {
         if !drainState.compareExchange(expected: 0, desired: 1) {
             // A drainer runs: have it read again. (It may have just gone idle: then retry.)
             while true {
@@ -161,7 +161,7 @@ final class Combination: CombinationNode, @unchecked Sendable {
             }
         }
         while true {
-            update(&lastVersions, dispatcher != nil)
+            update(&lastVersions, dispatcher)
             if drainState.compareExchange(expected: 1, desired: 0) {
                 return
             }
@@ -170,11 +170,10 @@ final class Combination: CombinationNode, @unchecked Sendable {
         }
     }
 
-    /// Runs `body` holding the mutex of `Dispatcher.current` (when this thread does not hold
-    /// it already), so that no dispatch of it is halfway through a reduce meanwhile.
+    /// Runs `body` holding `dispatcher`'s mutex (when this thread does not hold it
+    /// already), so that no dispatch of it is halfway through a reduce meanwhile.
     @usableFromInline
-    static func withDispatchesOfCurrentPaused<Result>(_ body: () -> Result) -> Result {
-        let dispatcher = Dispatcher.scopeToCarry ?? Dispatcher.unretainedShared.takeUnretainedValue()
+    static func withDispatchesPaused<Result>(of dispatcher: Dispatcher, _ body: () -> Result) -> Result {
         let mutex = dispatcher.mutex
         if mutex.isHeldByCurrentThread {
             return body()
@@ -223,15 +222,12 @@ extension ValueCore {
         // No version is `.max`, so the first read sees every source as moved.
         var versions = [UInt64](repeating: .max, count: sourceCores.count)
         var changed = false
-        let first = Combination.withDispatchesOfCurrentPaused { read(&versions, &changed) }
+        let first = Combination.withDispatchesPaused(of: .current) { read(&versions, &changed) }
         let derived = ValueCore(transform(repeat each first))
         let combination = Combination(sources: sourceCores, versions: versions) {
-            [weak derived] lastVersions, isHoldingDispatcher in
+            [weak derived] lastVersions, dispatcher in
             var changed = false
-            let values =
-                isHoldingDispatcher
-                ? read(&lastVersions, &changed)
-                : Combination.withDispatchesOfCurrentPaused { read(&lastVersions, &changed) }
+            let values = Combination.withDispatchesPaused(of: dispatcher) { read(&lastVersions, &changed) }
             if changed, let derived {
                 derived.set(transform(repeat each values))
             }
