@@ -152,8 +152,9 @@ final class BaselineObserveClean: Runner {
     var checksum: Int { done }
 }
 
-/// A hand-written weak registry: a dictionary of weak boxes keyed by type, under a lock.
-final class BaselineInstantiate: Runner {
+/// A hand-written weak registry of `BaselineStore`s: a dictionary of weak boxes keyed by
+/// type, under a lock (`BaselineInstantiate`, `BaselineStoreMemory`).
+final class BaselineRegistry {
     private final class WeakBox {
         weak var object: AnyObject?
         init(_ object: AnyObject) { self.object = object }
@@ -161,14 +162,9 @@ final class BaselineInstantiate: Runner {
 
     private let lock = NSLock()
     private var registry: [ObjectIdentifier: WeakBox] = [:]
-    private let live = BaselineStore()
-    private var same = 0
 
-    init() {
-        registry[ObjectIdentifier(BaselineStore.self)] = WeakBox(live)
-    }
-
-    private func instantiate() -> BaselineStore {
+    /// The live store, or a new one, registered.
+    func instantiate() -> BaselineStore {
         lock.lock()
         defer { lock.unlock() }
         if let store = registry[ObjectIdentifier(BaselineStore.self)]?.object {
@@ -179,9 +175,27 @@ final class BaselineInstantiate: Runner {
         return store
     }
 
+    /// Unregisters the store.
+    func clear() {
+        lock.lock()
+        defer { lock.unlock() }
+        registry[ObjectIdentifier(BaselineStore.self)] = nil
+    }
+}
+
+/// `instantiate()` of the hand-written weak registry's live store.
+final class BaselineInstantiate: Runner {
+    private let registry = BaselineRegistry()
+    private let live: BaselineStore
+    private var same = 0
+
+    init() {
+        live = registry.instantiate()
+    }
+
     func run(iterations: Int) {
         for _ in 0..<iterations {
-            if instantiate() === live {
+            if registry.instantiate() === live {
                 same &+= 1
             }
         }

@@ -153,14 +153,14 @@ public enum Catalog {
             iterationsPerSample: 1_000, operationsPerIteration: 1,
             contenders: [.fluxCapacitor, .baseline],
             target: "(context for Constant(combining:))",
-            fluxCapacitor: { FluxMap() },
+            fluxCapacitor: { FluxDerivedValue.mapped() },
             baseline: { BaselineDerivedSet() }),
         Workload(
             id: "combiningOneSource", title: "Constant(combining:) of 1 source, 1 observer", operation: "set",
             iterationsPerSample: 1_000, operationsPerIteration: 1,
             contenders: [.fluxCapacitor, .baseline],
             target: "≤ 1.5× map",
-            fluxCapacitor: { FluxCombiningOneSource() },
+            fluxCapacitor: { FluxDerivedValue.combined() },
             baseline: { BaselineDerivedSet() }),
         Workload(
             id: "dispatch2Threads", title: "dispatch, 2 threads, 1 store", operation: "dispatch",

@@ -192,43 +192,30 @@ final class FluxContendedDispatch: Runner {
     var checksum: Int { store.count.value }
 }
 
-/// `variable.value = n` with one `.current` observer of `variable.map { $0 &+ 1 }`: the
-/// cost of a derived value, beside `FluxCombiningOneSource`.
-final class FluxMap: Runner {
+/// `variable.value = n` with one `.current` observer of a value derived from `variable`
+/// (`variable.map { $0 &+ 1 }`, or `Constant(combining: variable) { $0 &+ 1 }`: a combined
+/// value of one source, set outside any dispatch, so each set reads the source holding the
+/// dispatcher's mutex, as a combined value of several sources does): the cost of a derived
+/// value.
+final class FluxDerivedValue: Runner {
     private let variable = Variable(0)
     private let derived: Constant<Int>
     private let sink = Sink()
     private var dust: Dust?
 
-    init() {
-        let sink = self.sink
-        derived = variable.map { $0 &+ 1 }
-        dust = derived.observe(ignoreFirst: true) { sink.total &+= $0 }
+    /// Through `variable.map { $0 &+ 1 }`.
+    static func mapped() -> FluxDerivedValue {
+        FluxDerivedValue { $0.map { $0 &+ 1 } }
     }
 
-    deinit { dust?.clean() }
-
-    func run(iterations: Int) {
-        for value in 0..<iterations {
-            variable.value = value
-        }
+    /// Through `Constant(combining: variable) { $0 &+ 1 }`.
+    static func combined() -> FluxDerivedValue {
+        FluxDerivedValue { Constant(combining: $0) { $0 &+ 1 } }
     }
 
-    var checksum: Int { sink.total }
-}
-
-/// `FluxMap`'s work through `Constant(combining: variable) { $0 &+ 1 }`: a combined value
-/// of one source, set outside any dispatch (so each set reads the source holding the
-/// dispatcher's mutex, as a combined value of several sources does).
-final class FluxCombiningOneSource: Runner {
-    private let variable = Variable(0)
-    private let derived: Constant<Int>
-    private let sink = Sink()
-    private var dust: Dust?
-
-    init() {
+    private init(_ derive: (Variable<Int>) -> Constant<Int>) {
         let sink = self.sink
-        derived = Constant(combining: variable) { $0 &+ 1 }
+        derived = derive(variable)
         dust = derived.observe(ignoreFirst: true) { sink.total &+= $0 }
     }
 

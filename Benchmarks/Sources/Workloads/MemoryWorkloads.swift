@@ -123,34 +123,17 @@ final class FluxStoreMemory: MemoryRunner {
 /// The floor: a final class holding an `Int` and an (empty) array of observers, registered
 /// in a dictionary of weak boxes keyed by type, under a lock.
 final class BaselineStoreMemory: MemoryRunner {
-    private final class WeakBox {
-        weak var object: AnyObject?
-        init(_ object: AnyObject) { self.object = object }
-    }
-
-    private let lock = NSLock()
-    private var registry: [ObjectIdentifier: WeakBox] = [:]
+    private let registry = BaselineRegistry()
     private var stores: [BaselineStore] = []
-
-    private func instantiate() -> BaselineStore {
-        lock.lock()
-        defer { lock.unlock() }
-        if let store = registry[ObjectIdentifier(BaselineStore.self)]?.object {
-            return unsafeDowncast(store, to: BaselineStore.self)
-        }
-        let store = BaselineStore()
-        registry[ObjectIdentifier(BaselineStore.self)] = WeakBox(store)
-        return store
-    }
 
     func prepare(count: Int) {
         stores.reserveCapacity(count)
-        _ = instantiate()
-        registry[ObjectIdentifier(BaselineStore.self)] = nil
+        _ = registry.instantiate()
+        registry.clear()
     }
 
     func add(count: Int) {
         precondition(count == 1, "BaselineStoreMemory: one store per type")
-        stores.append(instantiate())
+        stores.append(registry.instantiate())
     }
 }
