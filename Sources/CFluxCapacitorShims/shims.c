@@ -47,14 +47,6 @@ void cflux_mutex_destroy(cflux_mutex *mutex) {
     free(mutex);
 }
 
-/// The block `cflux_mutex_with_word_create` allocates. The mutex is its first member, so a
-/// pointer to it is a pointer to the block (C11 6.7.2.1: a pointer to a structure, suitably
-/// converted, points to its first member, and back).
-typedef struct cflux_mutex_with_word {
-    cflux_mutex mutex;
-    cflux_atomic_word word;
-} cflux_mutex_with_word;
-
 cflux_mutex *cflux_mutex_with_word_create(cflux_atomic_word **word) {
     cflux_mutex_with_word *block = malloc(sizeof(cflux_mutex_with_word));
     if (block == NULL) {

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 // MARK: Dispatcher scopes
@@ -179,11 +180,25 @@ cflux_atomic_word *_Nullable cflux_atomic_word_create(void);
 /// Frees a word made by `cflux_atomic_word_create`.
 void cflux_atomic_word_destroy(cflux_atomic_word *_Nonnull word);
 
+/// The block `cflux_mutex_with_word_create` allocates. The mutex is its first member, so a
+/// pointer to it is a pointer to the block (C11 6.7.2.1: a pointer to a structure, suitably
+/// converted, points to its first member, and back).
+typedef struct cflux_mutex_with_word {
+    cflux_mutex mutex;
+    cflux_atomic_word word;
+} cflux_mutex_with_word;
+
 /// A mutex and an atomic word in one allocation (a value core's lock and round word: one
 /// malloc instead of two). Returns the mutex and sets `*word`; returns NULL (and leaves
 /// `*word` alone) if that fails. Free with `cflux_mutex_with_word_destroy`, not with the
 /// two destroy functions above.
 cflux_mutex *_Nullable cflux_mutex_with_word_create(cflux_atomic_word *_Nullable *_Nonnull word);
+
+/// The mutex beside `word`, which `cflux_mutex_with_word_create` made (so that a value core
+/// keeps one pointer for both: the word's, from which this finds the mutex).
+static inline cflux_mutex *_Nonnull cflux_mutex_beside_word(cflux_atomic_word *_Nonnull word) {
+    return &((cflux_mutex_with_word *)((char *)word - offsetof(cflux_mutex_with_word, word)))->mutex;
+}
 
 /// Destroys and frees a mutex made by `cflux_mutex_with_word_create`, and its word.
 void cflux_mutex_with_word_destroy(cflux_mutex *_Nonnull mutex);

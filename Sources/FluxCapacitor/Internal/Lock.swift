@@ -31,6 +31,13 @@ struct Lock: @unchecked Sendable {
         self.pointer = pointer
     }
 
+    /// The lock made with `word` by `makeWithAtomicWord()`: a value core keeps the word's
+    /// pointer alone and finds its lock from it (one field fewer in every core).
+    @inlinable
+    init(besideWord word: AtomicWord) {
+        self.pointer = cflux_mutex_beside_word(word.pointer)
+    }
+
     /// A lock and an atomic word in one allocation, for a value core (its lock and round
     /// word): one malloc, and 32 bytes, fewer than `Lock()` and `AtomicWord()` apart. Free
     /// them with `deallocateWithAtomicWord()`, never with either `deallocate()`.

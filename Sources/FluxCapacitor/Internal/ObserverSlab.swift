@@ -19,13 +19,31 @@ struct ObserverSlab {
     @usableFromInline
     private(set) var base: UnsafeMutablePointer<Slot>?
     /// Slots in use, holes included.
-    @usableFromInline
-    private(set) var count = 0
+    @inlinable
+    var count: Int {
+        get { Int(storedCount) }
+        set { storedCount = Index(truncatingIfNeeded: newValue) }
+    }
     /// Live observers.
+    @inlinable
+    var live: Int {
+        get { Int(storedLive) }
+        set { storedLive = Index(truncatingIfNeeded: newValue) }
+    }
+    @inlinable
+    var capacity: Int {
+        get { Int(storedCapacity) }
+        set { storedCapacity = Index(truncatingIfNeeded: newValue) }
+    }
+    // The three counts, in 32 bits as slots are (`grow()` keeps the capacity within
+    // `Index`): 12 bytes where three `Int`s took 24, which keeps the value core within
+    // glibc's 112-byte size class (issue 23's budget of bytes per live store).
     @usableFromInline
-    private(set) var live = 0
+    private(set) var storedCount: Index = 0
     @usableFromInline
-    private(set) var capacity = 0
+    private(set) var storedLive: Index = 0
+    @usableFromInline
+    private(set) var storedCapacity: Index = 0
 
     @usableFromInline
     init() {}
@@ -130,8 +148,8 @@ struct ObserverSlab {
         let newCapacity = Swift.max(4, capacity * 2)
         // (As `UInt`: on 32-bit platforms, watchOS's arm64_32, `Int` cannot hold `Index.max`.)
         precondition(
-            UInt(bitPattern: newCapacity - 1) <= UInt(Index.max),
-            "A value has more than \(Index.max) observers; FluxCapacitor counts observers in 32 bits.")
+            UInt(bitPattern: newCapacity) <= UInt(Index.max),
+            "A value has more than \(UInt(Index.max) / 2 + 1) observers; FluxCapacitor counts observers in 32 bits.")
         let newBase = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
         if let old = base {
             newBase.moveInitialize(from: old, count: capacity)
