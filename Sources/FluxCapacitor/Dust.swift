@@ -22,13 +22,28 @@
 /// an observer uses weakly (`[weak self]`), not `unowned`, when its dust may be cleaned
 /// from another thread (a `deinit`, say).
 public class Dust: @unchecked Sendable {
-    // Sendable: `hasBeenCleaned`, `buster` and `rare` are guarded by the striped mutex for
-    // this object (`StripedLocks.mutex(for: self)`).
-    private var hasBeenCleaned = false
+    // Sendable: `buster` and `state` are guarded by the striped mutex for this object
+    // (`StripedLocks.mutex(for: self)`).
     private weak var buster: DustBuster?
-    /// What few dusts have: the closure of `init(_:)`, and busters after the first. Boxed,
-    /// so that the dust of every `observe` (which has neither) stays one pointer smaller.
-    private var rare: RareDustState?
+    /// Whether the dust was cleaned, and what it holds until then, in one word: so that
+    /// the dust of every `observe` is 56 bytes, glibc's 64-byte class (issue 23's budget of
+    /// bytes per observer; a flag beside it took 8 bytes more, with its padding).
+    private var state: State
+
+    /// A dust's state (`Dust.state`). One word: the payloads are native class references,
+    /// whose spare bits tell the cases apart.
+    enum State {
+        /// Not cleaned; holds nothing (the library's own dusts other than observers).
+        case plain
+        /// Not cleaned; an observer's dust, holding the link to its value core, which
+        /// `clean()` hands to `cleanUp(link:)`.
+        case link(ObserverLink)
+        /// Not cleaned; holds what few dusts have: the closure of `init(_:)`, busters after
+        /// the first, and an observer's link if the dust had one.
+        case rare(RareDustState)
+        /// Cleaned.
+        case cleaned
+    }
 
     /// Makes a dust that runs `cleanUp` once, on the first ``clean()``.
     ///
@@ -42,39 +57,59 @@ public class Dust: @unchecked Sendable {
     /// - Parameter cleanUp: What ``clean()`` runs, once.
     @preconcurrency
     public init(_ cleanUp: @escaping @Sendable () -> Void) {
-        rare = RareDustState(action: cleanUp)
+        state = .rare(RareDustState(action: cleanUp, link: nil))
     }
 
-    /// For subclasses, which override ``cleanUp()``.
-    init() {}
+    /// For subclasses, which override `cleanUp(link:)`.
+    init() {
+        state = .plain
+    }
+
+    /// For an observer's dust: `link` is handed to `cleanUp(link:)`.
+    init(link: ObserverLink) {
+        state = .link(link)
+    }
 
     /// Whether ``clean()`` has been called.
     public final var isCleaned: Bool {
-        StripedLocks.mutex(for: self).withLock { hasBeenCleaned }
+        StripedLocks.mutex(for: self).withLock {
+            if case .cleaned = state { true } else { false }
+        }
     }
 
     /// Ends the observation or subscription. Calling it again does nothing.
     public final func clean() {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()
-        if hasBeenCleaned {
+        // Swapped, not copied: the held link or box moves out without a retain.
+        var taken = State.cleaned
+        swap(&state, &taken)
+        if case .cleaned = taken {
             mutex.unlock()
             return
         }
-        hasBeenCleaned = true
         let buster = self.buster
         if buster != nil {
             // Only when set: assigning a weak reference costs a runtime call even for nil.
             self.buster = nil
         }
-        let moreBusters = rare?.moreBusters ?? []
-        rare?.moreBusters = []
         mutex.unlock()
 
-        cleanUp()
-        buster?.remove(self)
-        for weakBuster in moreBusters {
-            weakBuster.buster?.remove(self)
+        switch taken {
+        case .plain, .cleaned:
+            cleanUp(link: nil)
+            buster?.remove(self)
+        case .link(let link):
+            cleanUp(link: link)
+            buster?.remove(self)
+        case .rare(let rare):
+            // The box is this dust's no more (the state says cleaned): read without the mutex.
+            cleanUp(link: rare.link)
+            rare.action?()
+            buster?.remove(self)
+            for weakBuster in rare.moreBusters {
+                weakBuster.buster?.remove(self)
+            }
         }
     }
 
@@ -87,16 +122,20 @@ public class Dust: @unchecked Sendable {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()
         defer { mutex.unlock() }
-        if hasBeenCleaned {
+        if case .cleaned = state {
             return
         }
         if self.buster == nil {
             self.buster = buster
         } else if self.buster !== buster {
-            if rare == nil {
-                rare = RareDustState(action: nil)
+            let rare: RareDustState
+            switch state {
+            case .rare(let held): rare = held
+            case .plain, .cleaned: rare = RareDustState(action: nil, link: nil)
+            case .link(let link): rare = RareDustState(action: nil, link: link)
             }
-            rare.unsafelyUnwrapped.moreBusters.append(WeakDustBuster(buster: buster))
+            state = .rare(rare)
+            rare.moreBusters.append(WeakDustBuster(buster: buster))
         }
         // Inserted with our mutex held, so a concurrent `clean()` either sees the buster
         // and removes the dust from it, or runs before and we return above.
@@ -104,28 +143,26 @@ public class Dust: @unchecked Sendable {
     }
 
     /// Ends what the dust stands for: called once, by the first ``clean()``, the one way
-    /// a dust is cleaned up. The library's own dusts override it; a dust made with
-    /// ``init(_:)`` runs its closure.
-    func cleanUp() {
-        let action = StripedLocks.mutex(for: self).withLock {
-            defer { rare?.action = nil }
-            return rare?.action
-        }
-        action?()
-    }
+    /// a dust is cleaned up, with the link the dust held if it is an observer's (`nil` for
+    /// every other dust). The library's own dusts override it; a dust made with
+    /// ``init(_:)`` has nothing to override it, and `clean()` runs its closure after it.
+    func cleanUp(link: ObserverLink?) {}
 }
 
-/// The closure of `Dust.init(_:)`, and a dust's busters after the first. Guarded by the
-/// striped mutex of the dust that holds it.
-private final class RareDustState {
-    var action: (@Sendable () -> Void)?
+/// The closure of `Dust.init(_:)`, a dust's busters after the first, and the link of an
+/// observer's dust that has them. Guarded by the striped mutex of the dust that holds it,
+/// until the dust is cleaned; then `clean()` alone reads it.
+final class RareDustState {
+    let action: (@Sendable () -> Void)?
+    let link: ObserverLink?
     var moreBusters: [WeakDustBuster] = []
 
-    init(action: (@Sendable () -> Void)?) {
+    init(action: (@Sendable () -> Void)?, link: ObserverLink?) {
         self.action = action
+        self.link = link
     }
 }
 
-private struct WeakDustBuster {
+struct WeakDustBuster {
     weak var buster: DustBuster?
 }

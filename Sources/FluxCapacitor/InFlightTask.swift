@@ -117,7 +117,7 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
         }
     }
 
-    override func cleanUp() {
+    override func cleanUp(link _: ObserverLink?) {
         markCancelled()
         // A dispatch of the work that passed the check on another thread ends before we
         // go on: after this, nothing of the work reaches a store.

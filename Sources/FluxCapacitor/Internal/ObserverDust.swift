@@ -8,23 +8,23 @@
 /// go of with no lock held.
 @usableFromInline
 class ObserverDust: Dust, @unchecked Sendable {
-    // Sendable: `place` is guarded by the core's lock; `link` is immutable.
+    // Sendable: `place` is guarded by the core's lock. The link to the core is kept in
+    // `Dust`'s state word (one field fewer), which hands it to `cleanUp(link:)`.
     // Unchecked: only the machine writes it, under the core's lock; the runtime's check
     // would cost as much as the rest of an observe and clean.
     @usableFromInline
     @exclusivity(unchecked)
     final var place = ObserverPlace.joining
-    final let link: ObserverLink
 
-    init(link: ObserverLink) {
-        self.link = link
-        super.init()
+    override init(link: ObserverLink) {
+        super.init(link: link)
     }
 
-    override final func cleanUp() {
+    override final func cleanUp(link: ObserverLink?) {
         // Let go of the observer outside the link's lock: the handler's captures may run
-        // user deinit code, which may clean other dust.
-        switch link.withCore({ $0.remove(self) }) {
+        // user deinit code, which may clean other dust. (`link` is never nil here: an
+        // observer's dust is made with one.)
+        switch link?.withCore({ $0.remove(self) }) {
         case .releaseHandler?: releaseHandler()
         case .release(let reference)?: Self.release(reference)
         case .nothing?, nil: break
