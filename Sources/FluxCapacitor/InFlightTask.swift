@@ -95,7 +95,7 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
         mutex.withLock { isCancelledFlag }
     }
 
-    /// Closes the task to dispatches at once (no waiting, no call out); ``cleanUp()`` does
+    /// Closes the task to dispatches at once (no waiting, no call out); `cleanUp(link:)` does
     /// the rest. Called by ``InFlightTasks`` with its lock held.
     func markCancelled() {
         mutex.withLock { isCancelledFlag = true }

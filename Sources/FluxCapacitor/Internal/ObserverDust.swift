@@ -3,7 +3,7 @@
 /// no generic metadata lookups (it is reached through `Dust.clean()`, which cannot be
 /// specialized for the element type).
 ///
-/// Cleaning takes one path: `Dust.clean()` → `cleanUp()` → the core's state machine
+/// Cleaning takes one path: `Dust.clean()` → `cleanUp(link:)` → the core's state machine
 /// (`ObserverCore.remove(_:)`, which says what to let go of) → back here, where that is let
 /// go of with no lock held.
 @usableFromInline

@@ -1,8 +1,8 @@
 /// Where an observer is in its value core. Only the core's state machine
 /// (`ValueCoreStateMachine`) changes it, with the core's lock held.
 ///
-/// Five bytes (a 4-byte slot and the case), so that an observer's record is 72 bytes, the
-/// budget of issue 23 (an `Int` slot made it 9 bytes, padded to 16).
+/// Five bytes (a 4-byte slot and the case), so that an observer's record is 56 bytes, within
+/// the budget of issue 23 (an `Int` slot made it 9 bytes, padded to 16).
 @usableFromInline
 enum ObserverPlace: Sendable, Equatable {
     /// Handed over to a running round, which puts it in the slab before the first value of
