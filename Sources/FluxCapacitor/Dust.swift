@@ -23,26 +23,32 @@
 /// from another thread (a `deinit`, say).
 public class Dust: @unchecked Sendable {
     // Sendable: `buster` and `state` are guarded by the striped mutex for this object
-    // (`StripedLocks.mutex(for: self)`).
+    // (`StripedLocks.mutex(for: self)`); once `state` says cleaned, what it holds is read by
+    // the one `clean()` that said so, and by `deinit`.
     private weak var buster: DustBuster?
-    /// Whether the dust was cleaned, and what it holds until then, in one word: so that
-    /// the dust of every `observe` is 56 bytes, glibc's 64-byte class (issue 23's budget of
-    /// bytes per observer; a flag beside it took 8 bytes more, with its padding).
-    private var state: State
+    /// Whether the dust was cleaned, and what it holds, in one word, so that the dust of
+    /// every `observe` is 56 bytes, glibc's 64-byte class (issue 23's budget of bytes per
+    /// observer; a flag and a link beside it took 16 bytes more, with padding):
+    /// - the bits above the lowest two: a +1 reference that `deinit` releases, or 0 for
+    ///   none: an observer's `ObserverLink`, or a `RareDustState` (a dust's closure, its
+    ///   busters after the first, and its link if it has one);
+    /// - bit 1 (`holdsRare`): the reference is a `RareDustState`;
+    /// - bit 0 (`cleanedBit`): cleaned.
+    /// (A Swift object is aligned at least as a pointer, to 4 bytes even on watchOS's
+    /// arm64_32, so the two bits are free.) A word rather
+    /// than an enum of references: an enum's copies retain, and its cases are told apart
+    /// by outlined value-witness code, which made observe + clean 2% dearer.
+    // Unchecked: the striped mutex serializes every access (see above); the runtime's check
+    // would cost more than the rest of a clean.
+    @exclusivity(unchecked)
+    private var state: UInt
 
-    /// A dust's state (`Dust.state`). One word: the payloads are native class references,
-    /// whose spare bits tell the cases apart.
-    enum State {
-        /// Not cleaned; holds nothing (the library's own dusts other than observers).
-        case plain
-        /// Not cleaned; an observer's dust, holding the link to its value core, which
-        /// `clean()` hands to `cleanUp(link:)`.
-        case link(ObserverLink)
-        /// Not cleaned; holds what few dusts have: the closure of `init(_:)`, busters after
-        /// the first, and an observer's link if the dust had one.
-        case rare(RareDustState)
-        /// Cleaned.
-        case cleaned
+    private static let cleanedBit: UInt = 1
+    private static let holdsRare: UInt = 2
+
+    /// The reference `state` holds (its +1 stays there), or `nil`.
+    private static func reference(in state: UInt) -> UnsafeRawPointer? {
+        UnsafeRawPointer(bitPattern: state & ~(cleanedBit | holdsRare))
     }
 
     /// Makes a dust that runs `cleanUp` once, on the first ``clean()``.
@@ -57,37 +63,45 @@ public class Dust: @unchecked Sendable {
     /// - Parameter cleanUp: What ``clean()`` runs, once.
     @preconcurrency
     public init(_ cleanUp: @escaping @Sendable () -> Void) {
-        state = .rare(RareDustState(action: cleanUp, link: nil))
+        let rare = Unmanaged.passRetained(RareDustState(action: cleanUp, link: nil))
+        state = UInt(bitPattern: rare.toOpaque()) | Self.holdsRare
     }
 
     /// For subclasses, which override `cleanUp(link:)`.
     init() {
-        state = .plain
+        state = 0
     }
 
     /// For an observer's dust: `link` is handed to `cleanUp(link:)`.
     init(link: ObserverLink) {
-        state = .link(link)
+        state = UInt(bitPattern: Unmanaged.passRetained(link).toOpaque())
+    }
+
+    deinit {
+        // Nobody else holds the dust: `state` is read without the mutex.
+        guard let reference = Self.reference(in: state) else { return }
+        if state & Self.holdsRare != 0 {
+            Unmanaged<RareDustState>.fromOpaque(reference).release()
+        } else {
+            Unmanaged<ObserverLink>.fromOpaque(reference).release()
+        }
     }
 
     /// Whether ``clean()`` has been called.
     public final var isCleaned: Bool {
-        StripedLocks.mutex(for: self).withLock {
-            if case .cleaned = state { true } else { false }
-        }
+        StripedLocks.mutex(for: self).withLock { state & Self.cleanedBit != 0 }
     }
 
     /// Ends the observation or subscription. Calling it again does nothing.
     public final func clean() {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()
-        // Swapped, not copied: the held link or box moves out without a retain.
-        var taken = State.cleaned
-        swap(&state, &taken)
-        if case .cleaned = taken {
+        let state = self.state
+        if state & Self.cleanedBit != 0 {
             mutex.unlock()
             return
         }
+        self.state = state | Self.cleanedBit
         let buster = self.buster
         if buster != nil {
             // Only when set: assigning a weak reference costs a runtime call even for nil.
@@ -95,21 +109,29 @@ public class Dust: @unchecked Sendable {
         }
         mutex.unlock()
 
-        switch taken {
-        case .plain, .cleaned:
+        // What `state` holds stays there (+1) until `deinit`: used without retaining it.
+        guard let reference = Self.reference(in: state) else {
             cleanUp(link: nil)
             buster?.remove(self)
-        case .link(let link):
-            cleanUp(link: link)
+            return
+        }
+        if state & Self.holdsRare == 0 {
+            Unmanaged<ObserverLink>.fromOpaque(reference)._withUnsafeGuaranteedRef { cleanUp(link: $0) }
             buster?.remove(self)
-        case .rare(let rare):
-            // The box is this dust's no more (the state says cleaned): read without the mutex.
-            cleanUp(link: rare.link)
-            rare.action?()
-            buster?.remove(self)
-            for weakBuster in rare.moreBusters {
-                weakBuster.buster?.remove(self)
-            }
+            return
+        }
+        // The box is this clean's alone now: `cleaned(by:)` leaves a cleaned dust alone.
+        let rare = Unmanaged<RareDustState>.fromOpaque(reference).takeUnretainedValue()
+        cleanUp(link: rare.link)
+        let action = rare.action
+        let moreBusters = rare.moreBusters
+        // Let go of the closure's captures and the weak boxes now, not when the dust goes.
+        rare.action = nil
+        rare.moreBusters = []
+        action?()
+        buster?.remove(self)
+        for weakBuster in moreBusters {
+            weakBuster.buster?.remove(self)
         }
     }
 
@@ -122,24 +144,31 @@ public class Dust: @unchecked Sendable {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()
         defer { mutex.unlock() }
-        if case .cleaned = state {
+        if state & Self.cleanedBit != 0 {
             return
         }
         if self.buster == nil {
             self.buster = buster
         } else if self.buster !== buster {
-            let rare: RareDustState
-            switch state {
-            case .rare(let held): rare = held
-            case .plain, .cleaned: rare = RareDustState(action: nil, link: nil)
-            case .link(let link): rare = RareDustState(action: nil, link: link)
-            }
-            state = .rare(rare)
-            rare.moreBusters.append(WeakDustBuster(buster: buster))
+            rareStateLocked().moreBusters.append(WeakDustBuster(buster: buster))
         }
         // Inserted with our mutex held, so a concurrent `clean()` either sees the buster
         // and removes the dust from it, or runs before and we return above.
         buster.insert(self)
+    }
+
+    /// The dust's `RareDustState`, made if it has none (taking over the +1 of the link it
+    /// holds, if any). Call with the dust's striped mutex held, before it is cleaned.
+    private func rareStateLocked() -> RareDustState {
+        let reference = Self.reference(in: state)
+        if state & Self.holdsRare != 0, let reference {
+            return Unmanaged<RareDustState>.fromOpaque(reference).takeUnretainedValue()
+        }
+        // The word's +1 on the link, if any, moves into the box.
+        let link = reference.map { Unmanaged<ObserverLink>.fromOpaque($0).takeRetainedValue() }
+        let rare = RareDustState(action: nil, link: link)
+        state = UInt(bitPattern: Unmanaged.passRetained(rare).toOpaque()) | Self.holdsRare
+        return rare
     }
 
     /// Ends what the dust stands for: called once, by the first ``clean()``, the one way
@@ -151,9 +180,9 @@ public class Dust: @unchecked Sendable {
 
 /// The closure of `Dust.init(_:)`, a dust's busters after the first, and the link of an
 /// observer's dust that has them. Guarded by the striped mutex of the dust that holds it,
-/// until the dust is cleaned; then `clean()` alone reads it.
+/// until the dust is cleaned; then the `clean()` that cleaned it alone touches it.
 final class RareDustState {
-    let action: (@Sendable () -> Void)?
+    var action: (@Sendable () -> Void)?
     let link: ObserverLink?
     var moreBusters: [WeakDustBuster] = []
 

@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
 // MARK: Dispatcher scopes
@@ -194,10 +193,10 @@ typedef struct cflux_mutex_with_word {
 /// two destroy functions above.
 cflux_mutex *_Nullable cflux_mutex_with_word_create(cflux_atomic_word *_Nullable *_Nonnull word);
 
-/// The mutex beside `word`, which `cflux_mutex_with_word_create` made (so that a value core
-/// keeps one pointer for both: the word's, from which this finds the mutex).
-static inline cflux_mutex *_Nonnull cflux_mutex_beside_word(cflux_atomic_word *_Nonnull word) {
-    return &((cflux_mutex_with_word *)((char *)word - offsetof(cflux_mutex_with_word, word)))->mutex;
+/// The word beside `mutex`, which `cflux_mutex_with_word_create` made (so that a value core
+/// finds its round word from its lock's pointer, without a field of its own for it).
+static inline cflux_atomic_word *_Nonnull cflux_word_beside_mutex(cflux_mutex *_Nonnull mutex) {
+    return &((cflux_mutex_with_word *)mutex)->word;
 }
 
 /// Destroys and frees a mutex made by `cflux_mutex_with_word_create`, and its word.

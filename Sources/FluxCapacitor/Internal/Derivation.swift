@@ -41,6 +41,6 @@ extension ObserverCore {
     /// observation of the source) when it goes, and its own observers keep it alive until
     /// they are cleaned. Call once, before the core is shared.
     func hold(upstream: Dust, source: AnyObject) {
-        self.upstream = Upstream(observation: upstream, source: source)
+        self.upstream = (upstream, source)
     }
 }

@@ -31,13 +31,6 @@ struct Lock: @unchecked Sendable {
         self.pointer = pointer
     }
 
-    /// The lock made with `word` by `makeWithAtomicWord()`: a value core keeps the word's
-    /// pointer alone and finds its lock from it (one field fewer in every core).
-    @inlinable
-    init(besideWord word: AtomicWord) {
-        self.pointer = cflux_mutex_beside_word(word.pointer)
-    }
-
     /// A lock and an atomic word in one allocation, for a value core (its lock and round
     /// word): one malloc, and 32 bytes, fewer than `Lock()` and `AtomicWord()` apart. Free
     /// them with `deallocateWithAtomicWord()`, never with either `deallocate()`.
@@ -48,6 +41,13 @@ struct Lock: @unchecked Sendable {
             fatalError("FluxCapacitor could not make a mutex: pthread_mutex_init or malloc failed.")
         }
         return (Lock(pointer: mutex), AtomicWord(pointer: word))
+    }
+
+    /// The word made with this lock by `makeWithAtomicWord()` (only for such a lock): a
+    /// value core finds its round word so, without a field of its own for it.
+    @inlinable
+    var atomicWordBeside: AtomicWord {
+        AtomicWord(pointer: cflux_word_beside_mutex(pointer))
     }
 
     /// Frees a lock made by `makeWithAtomicWord()`, and its word.

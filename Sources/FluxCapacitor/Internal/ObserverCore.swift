@@ -13,29 +13,25 @@ class ObserverCore: @unchecked Sendable {
     // The fields skip the runtime's dynamic exclusivity checks: the lock already
     // serializes them, and the checks cost more than the rest of a set.
 
+    /// Held only for the machine's bookkeeping, never while observers run, except by
+    /// `Variable.update(_:)`, which holds it while the caller's closure changes the value
+    /// in place. So a thread that finds it holds the lock on entry is inside such a change,
+    /// and is stopped with a clear message instead of deadlocking.
+    @usableFromInline
+    final let lock: Lock
+    /// The machine's round word, read here by a drainer ending its round without the lock:
+    /// reading it through `machine` would be an access to the machine that races with the
+    /// mutations other threads make under the lock. Found from the lock, which shares its
+    /// allocation (`Lock.makeWithAtomicWord()`): no field of its own.
+    @inlinable
+    final var round: AtomicWord {
+        lock.atomicWordBeside
+    }
     // Unchecked: `lock` serializes the machine's events; the runtime's check would cost
     // more than the rest of a set.
     @usableFromInline
     @exclusivity(unchecked)
     final var machine: ValueCoreStateMachine
-    /// Held only for the machine's bookkeeping, never while observers run, except by
-    /// `Variable.update(_:)`, which holds it while the caller's closure changes the value
-    /// in place. So a thread that finds it holds the lock on entry is inside such a change,
-    /// and is stopped with a clear message instead of deadlocking.
-    ///
-    /// It shares one allocation with the round word (`Lock.makeWithAtomicWord()`), and is
-    /// found from the word's pointer, which the machine keeps: one field for both.
-    @inlinable
-    final var lock: Lock {
-        Lock(besideWord: round)
-    }
-    /// The machine's round word, read here by a drainer ending its round without the lock
-    /// and by every `lock`. Read without the lock: the machine's `round` is a `let`, never
-    /// written after `init`, while the lock serializes the machine's other fields.
-    @inlinable
-    final var round: AtomicWord {
-        machine.round
-    }
     /// What observers reach the core through; detached in `deinit`.
     @usableFromInline
     final let link = ObserverLink()
@@ -69,14 +65,13 @@ class ObserverCore: @unchecked Sendable {
     /// For a derived value (`map`, `removeDuplicates()`, a signal's `map`,
     /// `Constant(combining:)`): its observation of its source, cleaned when this core goes,
     /// and the source, which this core keeps alive. Set once, before the core is shared.
-    /// Boxed, so that the many cores that are not derived pay one word for it, not two.
     // Unchecked: set once before the core is shared, then read only by `deinit` and by
     // combinations walking their sources.
     @exclusivity(unchecked)
-    final var upstream: Upstream?
+    final var upstream: (observation: Dust, source: AnyObject)?
 
     /// Whether an observation of this core keeps it alive until it is cleaned: derived
-    /// values, which nobody else may hold.
+    /// values, which nobody else may hold (those with an `upstream`).
     @usableFromInline
     final var isKeptAliveByObservers: Bool {
         upstream != nil
@@ -85,7 +80,9 @@ class ObserverCore: @unchecked Sendable {
     @usableFromInline
     init() {
         // One allocation for both (`deallocateWithAtomicWord()` in `deinit`).
-        machine = ValueCoreStateMachine(round: Lock.makeWithAtomicWord().word)
+        let (lock, round) = Lock.makeWithAtomicWord()
+        self.lock = lock
+        machine = ValueCoreStateMachine(round: round)
         link.attach(self)
     }
 
@@ -136,15 +133,3 @@ class ObserverCore: @unchecked Sendable {
     }
 }
 
-/// A derived value's hold on its source (`ObserverCore.upstream`).
-final class Upstream {
-    /// The observation of the source, cleaned when the derived core goes.
-    let observation: Dust
-    /// The source, kept alive by the derived core.
-    let source: AnyObject
-
-    init(observation: Dust, source: AnyObject) {
-        self.observation = observation
-        self.source = source
-    }
-}

@@ -16,34 +16,42 @@ struct ObserverSlab {
     @usableFromInline
     typealias Index = UInt32
 
+    /// The slots, or `nil` before the first observer. The buffer keeps the slab's counts in
+    /// its first 16 bytes, before the slots (``header``): so that the slab is one word in
+    /// the value core, which keeps the core within glibc's 112-byte size class (issue 23's
+    /// budget of bytes per live store; three `Int` counts took 24 bytes more).
     @usableFromInline
     private(set) var base: UnsafeMutablePointer<Slot>?
+
+    /// Bytes before the slots: the three counts, as `UInt32`s (`grow()` keeps the
+    /// capacity within `Index`), padded to the slots' alignment and more.
+    @usableFromInline
+    static let headerSize = 16
+
+    /// The counts of a buffer (`count`, `live`, `capacity`), before its slots.
+    @inlinable
+    static func header(of base: UnsafeMutablePointer<Slot>) -> UnsafeMutablePointer<Index> {
+        (UnsafeMutableRawPointer(base) - headerSize).assumingMemoryBound(to: Index.self)
+    }
+
     /// Slots in use, holes included.
     @inlinable
     var count: Int {
-        get { Int(storedCount) }
-        set { storedCount = Index(truncatingIfNeeded: newValue) }
+        get { base.map { Int(Self.header(of: $0)[0]) } ?? 0 }
+        // Set only while there is a buffer.
+        set { Self.header(of: base.unsafelyUnwrapped)[0] = Index(truncatingIfNeeded: newValue) }
     }
     /// Live observers.
     @inlinable
     var live: Int {
-        get { Int(storedLive) }
-        set { storedLive = Index(truncatingIfNeeded: newValue) }
+        get { base.map { Int(Self.header(of: $0)[1]) } ?? 0 }
+        set { Self.header(of: base.unsafelyUnwrapped)[1] = Index(truncatingIfNeeded: newValue) }
     }
     @inlinable
     var capacity: Int {
-        get { Int(storedCapacity) }
-        set { storedCapacity = Index(truncatingIfNeeded: newValue) }
+        get { base.map { Int(Self.header(of: $0)[2]) } ?? 0 }
+        set { Self.header(of: base.unsafelyUnwrapped)[2] = Index(truncatingIfNeeded: newValue) }
     }
-    // The three counts, in 32 bits as slots are (`grow()` keeps the capacity within
-    // `Index`): 12 bytes where three `Int`s took 24, which keeps the value core within
-    // glibc's 112-byte size class (issue 23's budget of bytes per live store).
-    @usableFromInline
-    private(set) var storedCount: Index = 0
-    @usableFromInline
-    private(set) var storedLive: Index = 0
-    @usableFromInline
-    private(set) var storedCapacity: Index = 0
 
     @usableFromInline
     init() {}
@@ -116,11 +124,8 @@ struct ObserverSlab {
             }
         }
         pointer.deinitialize(count: capacity)
-        pointer.deallocate()
+        (UnsafeMutableRawPointer(pointer) - Self.headerSize).deallocate()
         base = nil
-        count = 0
-        live = 0
-        capacity = 0
         return references
     }
 
@@ -150,14 +155,21 @@ struct ObserverSlab {
         precondition(
             UInt(bitPattern: newCapacity) <= UInt(Index.max),
             "A value has more than \(UInt(Index.max) / 2 + 1) observers; FluxCapacitor counts observers in 32 bits.")
-        let newBase = UnsafeMutablePointer<Slot>.allocate(capacity: newCapacity)
+        let buffer = UnsafeMutableRawPointer.allocate(
+            byteCount: Self.headerSize + newCapacity * MemoryLayout<Slot>.stride,
+            alignment: Swift.max(MemoryLayout<Index>.alignment, MemoryLayout<Slot>.alignment))
+        let header = buffer.bindMemory(to: Index.self, capacity: 3)
+        let newBase = (buffer + Self.headerSize).bindMemory(to: Slot.self, capacity: newCapacity)
+        let (oldCount, oldLive, oldCapacity) = (count, live, capacity)
         if let old = base {
-            newBase.moveInitialize(from: old, count: capacity)
-            old.deallocate()
+            newBase.moveInitialize(from: old, count: oldCapacity)
+            (UnsafeMutableRawPointer(old) - Self.headerSize).deallocate()
         }
-        (newBase + capacity).initialize(repeating: nil, count: newCapacity - capacity)
+        (newBase + oldCapacity).initialize(repeating: nil, count: newCapacity - oldCapacity)
+        header.initialize(to: Index(truncatingIfNeeded: oldCount))
+        (header + 1).initialize(to: Index(truncatingIfNeeded: oldLive))
+        (header + 2).initialize(to: Index(truncatingIfNeeded: newCapacity))
         base = newBase
-        capacity = newCapacity
     }
 }
 
