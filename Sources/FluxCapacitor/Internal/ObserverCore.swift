@@ -132,4 +132,3 @@ class ObserverCore: @unchecked Sendable {
         return action
     }
 }
-
