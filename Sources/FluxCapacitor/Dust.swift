@@ -35,9 +35,9 @@ public class Dust: @unchecked Sendable {
     /// - bit 1 (`holdsRare`): the reference is a `RareDustState`;
     /// - bit 0 (`cleanedBit`): cleaned.
     /// (A Swift object is aligned at least as a pointer, to 4 bytes even on watchOS's
-    /// arm64_32, so the two bits are free.) A word rather
-    /// than an enum of references: an enum's copies retain, and its cases are told apart
-    /// by outlined value-witness code, which made observe + clean 2% dearer.
+    /// arm64_32, so the two bits are free.) A word rather than an enum of references: an
+    /// enum's copies retain, and its cases are told apart by outlined value-witness code,
+    /// which made observe + clean 2% dearer.
     // Unchecked: the striped mutex serializes every access (see above); the runtime's check
     // would cost more than the rest of a clean.
     @exclusivity(unchecked)

@@ -17,14 +17,15 @@ struct ObserverSlab {
     typealias Index = UInt32
 
     /// The slots, or `nil` before the first observer. The buffer keeps the slab's counts in
-    /// its first 16 bytes, before the slots (``header``): so that the slab is one word in
+    /// its first 16 bytes, before the slots (`header(of:)`): so that the slab is one word in
     /// the value core, which keeps the core within glibc's 112-byte size class (issue 23's
     /// budget of bytes per live store; three `Int` counts took 24 bytes more).
     @usableFromInline
     private(set) var base: UnsafeMutablePointer<Slot>?
 
     /// Bytes before the slots: the three counts, as `UInt32`s (`grow()` keeps the
-    /// capacity within `Index`), padded to the slots' alignment and more.
+    /// capacity within `Index`), 12 bytes padded to 16, so that the slots that follow are
+    /// aligned on every platform.
     @usableFromInline
     static let headerSize = 16
 
