@@ -324,8 +324,16 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// Delivers an observer's first value, then what rounds queued for it meanwhile, until
     /// none is left or it was cleaned (the machine's `nextOfFirstDelivery`). Call without
     /// `lock`, after the machine's `observe` said `.deliverFirstValue`.
+    ///
+    /// A lone first delivery (nothing reached the machine since the observe) ends with one
+    /// compare-and-exchange of the round word, without the lock, as an undisturbed round
+    /// does; an event that reached the machine meanwhile made it an ordinary first delivery,
+    /// so the exchange fails and the machine says what comes next.
     final func deliverFirst(_ first: Element, to record: Record, handler: @escaping @Sendable (Element) -> Void) {
         handler(first)
+        if round.compareExchange(expected: ValueCoreStateMachine.loneFirstDelivery(of: record), desired: 0) {
+            return
+        }
         repeat {
             lock.lock()
             machine._checkInvariants()
