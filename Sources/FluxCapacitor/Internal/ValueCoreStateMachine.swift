@@ -172,6 +172,7 @@ struct ValueCoreStateMachine {
     @inline(__always)
     mutating func change<Value>(_ value: Value, thread: UInt) -> ChangeAction {
         version &+= 1
+        let round = self.round
         if round.load() != 0 && handOver(value) {
             return .handedOver
         }
