@@ -72,6 +72,22 @@ typedef struct cflux_mutex {
 /// Allocates and initializes a mutex; returns NULL if that fails.
 cflux_mutex *_Nullable cflux_mutex_create(void);
 
+// MARK: Striped mutexes
+
+/// How many striped mutexes there are (a power of two).
+#define CFLUX_STRIPED_MUTEX_COUNT 64
+
+/// The mutexes `StripedLocks` hands out, initialized statically (zero is an unlocked
+/// mutex on Linux, and `OS_UNFAIR_LOCK_INIT` on Apple platforms; elsewhere each is
+/// `PTHREAD_MUTEX_INITIALIZER`), so that a lookup needs no lazy initialization of a Swift
+/// global (`swift_once` at every call) and no bounds check. Never destroyed.
+extern cflux_mutex cflux_striped_mutexes[CFLUX_STRIPED_MUTEX_COUNT];
+
+/// The striped mutex for `index`, taken modulo the count.
+static inline cflux_mutex *_Nonnull cflux_striped_mutex(uintptr_t index) {
+    return &cflux_striped_mutexes[index & (CFLUX_STRIPED_MUTEX_COUNT - 1)];
+}
+
 /// Destroys and frees a mutex made by `cflux_mutex_create`.
 void cflux_mutex_destroy(cflux_mutex *_Nonnull mutex);
 
