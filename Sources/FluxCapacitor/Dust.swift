@@ -67,14 +67,21 @@ public class Dust: @unchecked Sendable {
             // Only when set: assigning a weak reference costs a runtime call even for nil.
             self.buster = nil
         }
-        let moreBusters = rare?.moreBusters ?? []
-        rare?.moreBusters = []
+        // `nil` rather than empty when there is no `rare`, the common case: releasing even the
+        // empty array costs a runtime call.
+        var moreBusters: [WeakDustBuster]?
+        if let rare {
+            moreBusters = rare.moreBusters
+            rare.moreBusters = []
+        }
         mutex.unlock()
 
         cleanUp()
         buster?.remove(self)
-        for weakBuster in moreBusters {
-            weakBuster.buster?.remove(self)
+        if let moreBusters {
+            for weakBuster in moreBusters {
+                weakBuster.buster?.remove(self)
+            }
         }
     }
 
