@@ -91,9 +91,11 @@ static inline cflux_mutex *_Nonnull cflux_striped_mutex(uintptr_t index) {
 /// Destroys and frees a mutex made by `cflux_mutex_create`.
 void cflux_mutex_destroy(cflux_mutex *_Nonnull mutex);
 
-/// A number that identifies the calling thread while it runs, never 0, with its lowest
-/// bit clear: the thread pointer on Linux x86_64 and arm64 (one instruction), else
-/// `pthread_self()` (both are aligned addresses).
+/// A number that identifies the calling thread while it runs, never 0, with its two lowest
+/// bits clear: the thread pointer on Linux x86_64 and arm64 (one instruction), else
+/// `pthread_self()` (both are addresses of the thread's control block, which holds
+/// pointers, so at least 8-byte aligned). The value core's round word keeps flags in those
+/// bits (`ValueCoreStateMachine.round`).
 ///
 /// The thread pointer is the thread's own control block only on Linux: glibc and musl keep
 /// their `struct pthread` at `%fs:0` (x86_64) and in `TPIDR_EL0` (arm64). Not on Apple:
