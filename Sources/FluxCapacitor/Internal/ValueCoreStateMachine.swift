@@ -512,7 +512,7 @@ extension ValueCoreStateMachine {
         if word & 2 != 0 {
             precondition(
                 !flagged && firstDeliveries.isEmpty,
-                "ValueCoreStateMachine: internal inconsistency: a lone first delivery beside a round or another first delivery")
+                "ValueCoreStateMachine: internal inconsistency: a lone first delivery beside a round or another")
         }
         switch state {
         case .undisturbed:
