@@ -6,6 +6,16 @@ atomic_bool cflux_scopes_used_flag = false;
 
 _Atomic(void *) cflux_shared_dispatcher_pointer = NULL;
 
+#if defined(__linux__) || defined(__APPLE__)
+// All zero: `state` 0 (Linux) and `OS_UNFAIR_LOCK_INIT`, which is `{0}` (Apple's
+// `os/lock.h`), are unlocked, and `owner` 0 is nobody.
+cflux_mutex cflux_striped_mutexes[CFLUX_STRIPED_MUTEX_COUNT];
+#else
+cflux_mutex cflux_striped_mutexes[CFLUX_STRIPED_MUTEX_COUNT] = {
+    [0 ... CFLUX_STRIPED_MUTEX_COUNT - 1] = {PTHREAD_MUTEX_INITIALIZER, 0},
+};
+#endif
+
 /// Initializes a mutex in place; returns false if that fails.
 static bool cflux_mutex_init(cflux_mutex *mutex) {
 #if defined(__linux__)

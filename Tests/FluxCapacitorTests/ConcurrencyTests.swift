@@ -179,6 +179,35 @@ struct ConcurrencyTests {
         another.clean()
     }
 
+    @Test func observersThatTakeAFirstValueWhileAnotherThreadSetsSeeEveryLaterValueInOrder() {
+        let variable = Variable(0)
+        let last = 3_000
+        let observersPerThread = 100
+        // One record per observer, written only by its own deliveries.
+        let records = (0..<(3 * observersPerThread)).map { _ in Locked<[Int]>([]) }
+        let dusts = Locked<[Dust]>([])
+        onThreads(4) { thread in
+            if thread == 0 {
+                for value in 1...last { variable.value = value }
+            } else {
+                for index in 0..<observersPerThread {
+                    let record = records[(thread - 1) * observersPerThread + index]
+                    let dust = variable.observe(ignoreFirst: false) { value in record.withLock { $0.append(value) } }
+                    dusts.withLock { $0.append(dust) }
+                }
+            }
+        }
+        // Each observer saw the value current when it observed, then every later value once,
+        // in order: consecutive numbers up to the last.
+        for record in records {
+            let values = record.value
+            #expect(values.last == last)
+            #expect(values == Array((values.first ?? 0)...last))
+        }
+        dusts.value.forEach { $0.clean() }
+        #expect(variable.core.observerCount == 0)
+    }
+
     @Test func aFirstValueOnAQueueComesBeforeTheChangesThatRaceWithIt() {
         let variable = Variable(0)
         let queue = DispatchQueue(label: "first-value")

@@ -74,6 +74,13 @@ struct ValueCoreStateMachineTests {
             }
         }
 
+        /// The observing thread's lock-free end of a lone first delivery (as
+        /// `DeliveryCore.deliverFirst` does it): whether it ended the first delivery, which
+        /// otherwise goes on with `nextOfFirstDelivery`.
+        func endLoneFirstDelivery(_ observer: ObserverDust) -> Bool {
+            machine.round.compareExchange(expected: ValueCoreStateMachine.loneFirstDelivery(of: observer), desired: 0)
+        }
+
         func nextStep() -> ValueCoreStateMachine.NextStepAction {
             machine.nextStep()
         }
@@ -173,15 +180,88 @@ struct ValueCoreStateMachineTests {
         #expect(fixture.checked.observerCount == 2)
     }
 
-    @Test func observingWithAFirstValueStartsAFirstDeliveryThatEndsWhenNothingWasQueued() {
+    @Test func observingWithAFirstValueAndNothingGoingOnStartsALoneFirstDeliveryThatEndsWithoutTheMachine() {
         let fixture = Fixture()
         let observer = fixture.makeObserver()
         #expect(fixture.observe(observer, first: true, on: Self.other) == .deliverFirstValue)
         #expect(observer.place == .inSlab(0))
-        #expect(fixture.checked.firstDeliveries.count == 1)
+        // In the round word alone: no entry, no round.
+        #expect(fixture.checked.firstDeliveries.isEmpty)
+        #expect(fixture.machine.round.load() == ValueCoreStateMachine.loneFirstDelivery(of: observer))
+        #expect(fixture.endLoneFirstDelivery(observer))
+        #expect(fixture.checked.round.load() == 0)
+    }
+
+    @Test func observingWithAFirstValueBesideAnotherFirstDeliveryStartsAnOrdinaryOne() {
+        let fixture = Fixture()
+        let lone = fixture.makeObserver()
+        let second = fixture.makeObserver()
+        #expect(fixture.observe(lone, first: true, on: Self.other) == .deliverFirstValue)
+        #expect(fixture.observe(second, first: true, on: Self.drainer) == .deliverFirstValue)
+        // The second observe reached the machine: the lone first delivery became an
+        // ordinary one, and the second is one too.
+        #expect(fixture.checked.firstDeliveries.count == 2)
+        #expect(fixture.machine.round.load() == 0)
         #expect(fixture.machine.delivery.besideFirstDeliveries)
+        #expect(!fixture.endLoneFirstDelivery(lone) && !fixture.endLoneFirstDelivery(second))
+        #expect(fixture.nextOfFirstDelivery(second) == .ended(dropping: []))
+        #expect(fixture.nextOfFirstDelivery(lone) == .ended(dropping: []))
+        #expect(fixture.checked.firstDeliveries.isEmpty)
+    }
+
+    @Test func observingWithoutAFirstValueDuringALoneFirstDeliveryMakesItAnOrdinaryOne() {
+        let fixture = Fixture()
+        let lone = fixture.makeObserver()
+        let plain = fixture.makeObserver()
+        _ = fixture.observe(lone, first: true, on: Self.other)
+        #expect(fixture.observe(plain, first: false, on: Self.drainer) == .nothing)
+        #expect(plain.place == .inSlab(1))
+        #expect(fixture.checked.firstDeliveries.count == 1)
+        #expect(fixture.machine.round.load() == 0)
+        #expect(!fixture.endLoneFirstDelivery(lone))
+        #expect(fixture.nextOfFirstDelivery(lone) == .ended(dropping: []))
+    }
+
+    @Test func aChangeDuringALoneFirstDeliveryMakesItAnOrdinaryOneThatTheRoundQueuesFor() {
+        let fixture = Fixture()
+        let observer = fixture.makeObserver()
+        _ = fixture.observe(observer, first: true, on: Self.other)
+        let delivery = fixture.change(on: Self.drainer)
+        #expect(delivery?.besideFirstDeliveries == true && delivery?.count == 1)
+        #expect(fixture.checked.firstDeliveries.count == 1)
+        #expect(fixture.machine.round.load() == Self.drainer)
+        #expect(fixture.queueForFirstDelivery(observer, 1))
+        #expect(fixture.finishRound().delivered.isEmpty)
+        // The observing thread's lock-free end fails: the machine has a value for it.
+        #expect(!fixture.endLoneFirstDelivery(observer))
+        #expect(fixture.nextOfFirstDelivery(observer) == .deliver(1))
         #expect(fixture.nextOfFirstDelivery(observer) == .ended(dropping: []))
         #expect(fixture.checked.firstDeliveries.isEmpty)
+    }
+
+    @Test func removingTheObserverOfALoneFirstDeliveryMakesItAnOrdinaryOneThatEnds() {
+        let fixture = Fixture()
+        let observer = fixture.makeObserver()
+        _ = fixture.observe(observer, first: true, on: Self.other)
+        // From its own first value's call, say: there is no round.
+        #expect(fixture.remove(observer, on: Self.other) == "release")
+        #expect(observer.place == .left)
+        #expect(fixture.checked.firstDeliveries.count == 1)
+        #expect(fixture.machine.round.load() == 0)
+        #expect(!fixture.endLoneFirstDelivery(observer))
+        #expect(fixture.nextOfFirstDelivery(observer) == .ended(dropping: []))
+        #expect(fixture.checked.firstDeliveries.isEmpty)
+    }
+
+    @Test func aLoneFirstDeliveryThatEndedLeavesNothingForTheNextChange() {
+        let fixture = Fixture()
+        let observer = fixture.makeObserver()
+        _ = fixture.observe(observer, first: true, on: Self.other)
+        #expect(fixture.endLoneFirstDelivery(observer))
+        let delivery = fixture.change(on: Self.drainer)
+        #expect(delivery?.besideFirstDeliveries == false && delivery?.count == 1)
+        #expect(fixture.checked.firstDeliveries.isEmpty)
+        _ = fixture.finishRound()
     }
 
     @Test func observingFromAnotherThreadDuringARoundJoinsBeforeTheNextLaterValue() {
@@ -389,8 +469,10 @@ struct ValueCoreStateMachineTests {
         let fixture = Fixture()
         let observer = fixture.makeObserver()
         _ = fixture.observe(observer, first: true, on: Self.other)
+        #expect(fixture.change(on: Self.drainer)?.besideFirstDeliveries == true)
         #expect(fixture.queueForFirstDelivery(observer, 1))
         #expect(fixture.queueForFirstDelivery(observer, 2))
+        _ = fixture.finishRound()
         #expect(fixture.remove(observer, on: Self.other) == "release")
         #expect(fixture.nextOfFirstDelivery(observer) == .ended(dropping: [1, 2]))
         #expect(fixture.checked.firstDeliveries.isEmpty)

@@ -72,12 +72,30 @@ typedef struct cflux_mutex {
 /// Allocates and initializes a mutex; returns NULL if that fails.
 cflux_mutex *_Nullable cflux_mutex_create(void);
 
+// MARK: Striped mutexes
+
+/// How many striped mutexes there are (a power of two).
+#define CFLUX_STRIPED_MUTEX_COUNT 64
+
+/// The mutexes `StripedLocks` hands out, initialized statically (zero is an unlocked
+/// mutex on Linux, and `OS_UNFAIR_LOCK_INIT` on Apple platforms; elsewhere each is
+/// `PTHREAD_MUTEX_INITIALIZER`), so that a lookup needs no lazy initialization of a Swift
+/// global (`swift_once` at every call) and no bounds check. Never destroyed.
+extern cflux_mutex cflux_striped_mutexes[CFLUX_STRIPED_MUTEX_COUNT];
+
+/// The striped mutex for `index`, taken modulo the count.
+static inline cflux_mutex *_Nonnull cflux_striped_mutex(uintptr_t index) {
+    return &cflux_striped_mutexes[index & (CFLUX_STRIPED_MUTEX_COUNT - 1)];
+}
+
 /// Destroys and frees a mutex made by `cflux_mutex_create`.
 void cflux_mutex_destroy(cflux_mutex *_Nonnull mutex);
 
-/// A number that identifies the calling thread while it runs, never 0, with its lowest
-/// bit clear: the thread pointer on Linux x86_64 and arm64 (one instruction), else
-/// `pthread_self()` (both are aligned addresses).
+/// A number that identifies the calling thread while it runs, never 0, with its two lowest
+/// bits clear: the thread pointer on Linux x86_64 and arm64 (one instruction), else
+/// `pthread_self()` (both are addresses of the thread's control block, which holds
+/// pointers, so at least 8-byte aligned). The value core's round word keeps flags in those
+/// bits (`ValueCoreStateMachine.round`).
 ///
 /// The thread pointer is the thread's own control block only on Linux: glibc and musl keep
 /// their `struct pthread` at `%fs:0` (x86_64) and in `TPIDR_EL0` (arm64). Not on Apple:

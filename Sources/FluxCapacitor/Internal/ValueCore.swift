@@ -200,7 +200,10 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     }
 
     /// Carries out the machine's first-value actions. Call with `lock` held; unlocks.
-    @usableFromInline
+    /// Inlinable, so that the first value is copied and passed specialized for its type (as
+    /// an unspecialized call it went through the type's value witnesses: callgrind,
+    /// observe + clean 30,000 1,310.3 -> 1,232.3 per observer).
+    @inlinable
     func deliverFirstValueAndUnlock(_ record: Record, _ action: ValueCoreStateMachine.ObserveAction) {
         assert(lock.isHeldByCurrentThread)
         let first = storage
@@ -324,8 +327,25 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// Delivers an observer's first value, then what rounds queued for it meanwhile, until
     /// none is left or it was cleaned (the machine's `nextOfFirstDelivery`). Call without
     /// `lock`, after the machine's `observe` said `.deliverFirstValue`.
+    ///
+    /// A lone first delivery (nothing reached the machine since the observe) ends with one
+    /// compare-and-exchange of the round word, without the lock, as an undisturbed round
+    /// does; an event that reached the machine meanwhile made it an ordinary first delivery,
+    /// so the exchange fails and the machine says what comes next
+    /// (`continueFirstDelivery(to:handler:)`, not inlined).
+    @inlinable
     final func deliverFirst(_ first: Element, to record: Record, handler: @escaping @Sendable (Element) -> Void) {
         handler(first)
+        if round.compareExchange(expected: ValueCoreStateMachine.loneFirstDelivery(of: record), desired: 0) {
+            return
+        }
+        continueFirstDelivery(to: record, handler: handler)
+    }
+
+    /// The rest of a first delivery that was not lone: what rounds queued for the observer
+    /// meanwhile, until none is left or it was cleaned (the machine's `nextOfFirstDelivery`).
+    @usableFromInline
+    final func continueFirstDelivery(to record: Record, handler: @escaping @Sendable (Element) -> Void) {
         repeat {
             lock.lock()
             machine._checkInvariants()

@@ -27,10 +27,13 @@
 @usableFromInline
 struct ValueCoreStateMachine {
     /// The round word: 0 when no round runs; otherwise the thread delivering it (the
-    /// *drainer*), with bit 0 set exactly while ``state`` is `.handedOver`. Set under the
-    /// lock; cleared under the lock, or by the drainer without it from "drainer, bit 0
-    /// clear". (A handle: the core keeps one too, to read it without touching the machine,
-    /// and deallocates it.)
+    /// *drainer*), with bit 0 set exactly while ``state`` is `.handedOver`; or, with no
+    /// round, a *lone first delivery*: an observer's address with bit 1 set
+    /// (``loneFirstDelivery(of:)``), while its first value is delivered and nothing else
+    /// has reached the machine since it observed. Set under the lock; cleared under the
+    /// lock, or without it by the drainer from "drainer, bit 0 clear" and by the observing
+    /// thread from its lone first delivery. (A handle: the core keeps one too, to read it
+    /// without touching the machine, and deallocates it.)
     @usableFromInline
     let round: AtomicWord
     /// How many changes (and sent values) there were.
@@ -94,10 +97,13 @@ struct ValueCoreStateMachine {
     /// An observer whose first value is being delivered, and what rounds queued behind it:
     /// `nil` for nothing, the common case, so that an observe makes and lets go of no queue
     /// (a queue in place cost observe + clean a fifth more: callgrind, 1,518 -> 1,857).
+    /// A lone first delivery is not here but in the round word, until an event makes it one
+    /// of these (``handOverWork()``).
     @usableFromInline
     struct FirstDelivery {
+        /// The observer's address (`UInt(bitPattern: ObjectIdentifier(observer))`).
         @usableFromInline
-        let observer: ObjectIdentifier
+        let observer: UInt
         @usableFromInline
         var queued: Queued?
     }
@@ -166,6 +172,7 @@ struct ValueCoreStateMachine {
     @inline(__always)
     mutating func change<Value>(_ value: Value, thread: UInt) -> ChangeAction {
         version &+= 1
+        let round = self.round
         if round.load() != 0 && handOver(value) {
             return .handedOver
         }
@@ -185,11 +192,25 @@ struct ValueCoreStateMachine {
     /// Flags the round word and returns the round's work, made at the first hand-over; or
     /// `nil` if no round runs any more (its drainer ended it meanwhile), in which case the
     /// caller does the work itself.
+    ///
+    /// Every event that finds the round word not 0 comes here (a change, an observe, a
+    /// remove by another thread), so this is also where a lone first delivery ends: the
+    /// word goes back to 0 and the first delivery becomes an ordinary one, in
+    /// `firstDeliveries`, which a round sees and the observing thread ends under the lock
+    /// (its lock-free end finds the word changed).
     private mutating func handOverWork() -> HandOver? {
         while true {
             let word = round.load()
             if word == 0 {
                 return nil
+            }
+            if word & 2 != 0 {
+                // A lone first delivery, and no round. Its observing thread may end it
+                // meanwhile (word 0): then there is nothing to keep.
+                if round.compareExchange(expected: word, desired: 0) {
+                    firstDeliveries.append(FirstDelivery(observer: word & ~2, queued: nil))
+                }
+                continue
             }
             if word & 1 != 0 || round.compareExchange(expected: word, desired: word | 1) {
                 break
@@ -234,7 +255,17 @@ struct ValueCoreStateMachine {
     mutating func observeWithFirstValueOrDuringRound(
         _ observer: ObserverDust, wantsFirst: Bool, thread: UInt
     ) -> ObserveAction {
-        let drainer = round.load() & ~1
+        let word = round.load()
+        if word == 0 && wantsFirst && firstDeliveries.isEmpty {
+            // The usual first value: a lone first delivery, in the round word alone, which
+            // the observing thread ends with one compare-and-exchange if nothing else
+            // reaches the machine meanwhile (`DeliveryCore.deliverFirst`).
+            observer.place = .inSlab(observers.append(observer))
+            round.store(Self.loneFirstDelivery(of: observer))
+            return .deliverFirstValue
+        }
+        // With a lone first delivery in the word, `handOverWork()` ends it and finds no round.
+        let drainer = word & ~1
         // (`handOverWork()` finds no round too, but as a call: the check costs observe + clean
         // less.)
         if drainer != 0, let work = handOverWork() {
@@ -247,8 +278,17 @@ struct ValueCoreStateMachine {
             observer.place = .inSlab(observers.append(observer))
         }
         guard wantsFirst else { return .nothing }
-        firstDeliveries.append(FirstDelivery(observer: ObjectIdentifier(observer), queued: nil))
+        firstDeliveries.append(FirstDelivery(observer: UInt(bitPattern: ObjectIdentifier(observer)), queued: nil))
         return .deliverFirstValue
+    }
+
+    /// The round word during `observer`'s lone first delivery: its address with bit 1 set.
+    /// No thread identity has bit 1 set (they are addresses of thread control blocks, which
+    /// are aligned), nor does a thread identity with bit 0 set, so the word says which
+    /// it holds; and an observer is 16-byte aligned, so the address comes back whole.
+    @inlinable
+    static func loneFirstDelivery(of observer: ObserverDust) -> UInt {
+        UInt(bitPattern: ObjectIdentifier(observer)) | 2
     }
 
     /// The number of observers, joined or joining.
@@ -279,6 +319,7 @@ struct ValueCoreStateMachine {
 
     /// `observer` is cleaned, on `thread`.
     mutating func remove(_ observer: ObserverDust, thread: UInt) -> RemoveAction {
+        // With a lone first delivery in the word, `handOverWork()` ends it and finds no round.
         let drainer = round.load() & ~1
         switch observer.place {
         case .joining where drainer == thread:
@@ -394,6 +435,7 @@ struct ValueCoreStateMachine {
     /// being delivered.
     @usableFromInline
     mutating func reach(_ observer: ObjectIdentifier, with value: WaitingValue) -> ReachAction {
+        let observer = UInt(bitPattern: observer)
         guard let index = firstDeliveries.firstIndex(where: { $0.observer == observer }) else {
             return .deliver
         }
@@ -419,7 +461,7 @@ struct ValueCoreStateMachine {
     /// `observer`'s first value (or a value queued behind it) was delivered.
     @usableFromInline
     mutating func nextOfFirstDelivery(_ observer: ObserverDust) -> NextOfFirstDeliveryAction {
-        let id = ObjectIdentifier(observer)
+        let id = UInt(bitPattern: ObjectIdentifier(observer))
         // The usual case first: the last first delivery, with nothing queued behind it, ends
         // (whether or not the observer was cleaned meanwhile), without the search below.
         if let last = firstDeliveries.last, last.observer == id, last.queued == nil {
@@ -465,7 +507,13 @@ extension ValueCoreStateMachine {
     @usableFromInline
     func _checkInvariants() {
         observers._checkInvariants()
-        let flagged = round.load() & 1 != 0
+        let word = round.load()
+        let flagged = word & 1 != 0
+        if word & 2 != 0 {
+            precondition(
+                !flagged && firstDeliveries.isEmpty,
+                "ValueCoreStateMachine: internal inconsistency: a lone first delivery beside a round or another")
+        }
         switch state {
         case .undisturbed:
             precondition(
