@@ -30,5 +30,9 @@ let package = Package(
         // Measures the heap bytes and mallocs of one memory workload (run by
         // InstructionCounts, natively, not under valgrind).
         .executableTarget(name: "MemoryCounts", dependencies: ["Workloads", "CMallocCounter"]),
+        // `Benchmarks/contention`: several threads on one target (a set, an update, a send, a
+        // dispatch, a mix), wall clock, against a mutex around the value and its observer.
+        .executableTarget(
+            name: "Contention", dependencies: [.product(name: "FluxCapacitor", package: "FluxCapacitor")]),
     ]
 )
