@@ -34,7 +34,7 @@
 ///   crashes, nothing is kept, and the drop is reported to the dispatch log with the phase
 ///   ``DispatchEvent/Phase-swift.enum/droppedWithoutStore``.
 public final class Dispatcher: @unchecked Sendable {
-    // Sendable: `mutex` guards `hasLogSubscribers`, `queued`, `afterReduce` and
+    // Sendable: `mutex` guards `hasLogSubscribers`, `waiting` and
     // `logSubscribers`, and is
     // held for the whole of a dispatch, so a thread that holds it is the dispatching thread
     // (`Lock` knows its owner, which is how reentrant calls are recognized). `registry` has
@@ -58,30 +58,20 @@ public final class Dispatcher: @unchecked Sendable {
     @usableFromInline
     @exclusivity(unchecked)
     var hasLogSubscribers = false
-    /// The dispatches made while one runs on the dispatching thread, to run after it.
-    /// (The common path checks only `queued.isEmpty`.)
+    /// What waits for the dispatching thread: the dispatches made while one runs, and the
+    /// combined values to recompute once the current reduce has ended.
     @usableFromInline
     @exclusivity(unchecked)
-    private(set) var queued = FIFO<(Dispatcher) -> Void>()
-    @exclusivity(unchecked)
+    var waiting = Waiting()
     private var logSubscribers: [DispatchLogSubscriber] = []
-    /// What runs once the reduce running on the dispatching thread has ended, before the
-    /// next queued dispatch: a combined value's one recomputation for all the sources that
-    /// reduce changed (see `runAfterThisReduceLocked(_:)`).
-    @exclusivity(unchecked)
-    private var afterReduce: [() -> Void] = []
 
     /// Makes a dispatcher with a registry of its own, empty.
     public init() {
-        let mutex = Lock()
+        let mutex = Lock.make(.dispatcher)
         self.mutex = mutex
         // A dispatch reads the registry's table with this mutex held and no lock of the
         // registry's (see StoreRegistry).
         registry = StoreRegistry(dispatcherMutex: mutex)
-    }
-
-    deinit {
-        mutex.deallocate()
     }
 
     /// Unregisters every store: later dispatches are dropped until stores are instantiated
@@ -142,30 +132,24 @@ public final class Dispatcher: @unchecked Sendable {
     /// (Not a hot path: separate from `dispatch(_:)`, which it leaves as it was.)
     func dispatch<State: DispatchState>(_ state: State, unlessCancelled task: InFlightTask) {
         if mutex.isHeldByCurrentThread {
-            queued.append { dispatcher in
-                if !task.isCancelledForDispatch {
-                    dispatcher.reduceLocked(state)
-                }
+            waiting.queued.append { dispatcher in
+                dispatcher.reduceLocked(state, unlessCancelled: task)
             }
             return
         }
         mutex.lock()
-        if !task.isCancelledForDispatch {
-            reduceLocked(state)
-        }
+        reduceLocked(state, unlessCancelled: task)
         finishDispatchingAndUnlock()
     }
 
-    /// Returns once no dispatch runs on another thread: a dispatch running now (its
-    /// `reduce`, its `.current` observers and what they queued) has ended. At once on a
-    /// thread that is dispatching. Used by ``InFlightTask`` so that cancelling it waits for
-    /// a dispatch of its work that already passed the check.
-    func waitForDispatchOnOtherThreads() {
-        if mutex.isHeldByCurrentThread {
-            return
+    /// Reduces `state` unless `task` is cancelled; while it is reduced, a cancellation of
+    /// `task` on another thread waits for it (see ``InFlightTask``). Call with `mutex` held.
+    private func reduceLocked<State: DispatchState>(_ state: State, unlessCancelled task: InFlightTask) {
+        assert(mutex.isHeldByCurrentThread, "Dispatcher.reduceLocked(_:unlessCancelled:): mutex not held")
+        if task.beginDispatch() {
+            reduceLocked(state)
+            task.endDispatch()
         }
-        mutex.lock()
-        mutex.unlock()
     }
 
     /// Reduces `state` in its live store and tells the log. Call with `mutex` held;
@@ -185,7 +169,7 @@ public final class Dispatcher: @unchecked Sendable {
     @usableFromInline
     func enqueueLocked<State: DispatchState>(_ state: State) {
         assert(mutex.isHeldByCurrentThread, "Dispatcher.enqueueLocked: mutex not held")
-        queued.append { dispatcher in dispatcher.reduceLocked(state) }
+        waiting.queued.append { dispatcher in dispatcher.reduceLocked(state) }
     }
 
     /// Lets other threads dispatch, after running what was queued meanwhile, if anything.
@@ -193,24 +177,25 @@ public final class Dispatcher: @unchecked Sendable {
     @inlinable
     func finishDispatchingAndUnlock() {
         assert(mutex.isHeldByCurrentThread, "Dispatcher.finishDispatchingAndUnlock: mutex not held")
-        if !queued.isEmpty {
-            runQueuedAndUnlock()
-        } else {
+        if waiting.isEmpty {
             mutex.unlock()
+        } else {
+            runWaitingAndUnlock()
         }
     }
 
-    /// Runs the dispatches queued meanwhile, then lets other threads dispatch. Call with
-    /// `mutex` held; unlocks it.
+    /// Runs what waits (recomputations first, then the next queued dispatch, until none is
+    /// left), then lets other threads dispatch. Call with `mutex` held; unlocks it.
     @usableFromInline
-    func runQueuedAndUnlock() {
-        assert(mutex.isHeldByCurrentThread, "Dispatcher.runQueuedAndUnlock: mutex not held")
+    func runWaitingAndUnlock() {
+        assert(mutex.isHeldByCurrentThread, "Dispatcher.runWaitingAndUnlock: mutex not held")
         while true {
-            // What the reduce that just ended asked to run after it goes first.
-            if !afterReduce.isEmpty {
-                runAfterReduceLocked()
+            // What the reduce that just ended asked to recompute goes first, lowest level
+            // first; a recomputation may ask for more, of higher levels.
+            while let combination = waiting.nextRecomputation() {
+                combination.recomputeLocked()
             }
-            guard let next = queued.popFirst() else {
+            guard let next = waiting.queued.popFirst() else {
                 break
             }
             next(self)
@@ -218,33 +203,33 @@ public final class Dispatcher: @unchecked Sendable {
         mutex.unlock()
     }
 
-    /// Runs `hook` once the reduce running on this thread has ended (with its `.current`
-    /// observers), before the next queued dispatch, still holding `mutex`: no other
-    /// dispatch of this dispatcher is halfway then. A hook added while hooks run runs in
-    /// the same turn, after them. Call with `mutex` held; returns with it held.
-    ///
-    /// The common path of a dispatch does not pay for it: a hook also queues an empty
-    /// dispatch, so that `finishDispatchingAndUnlock()` takes `runQueuedAndUnlock()`, which
-    /// runs the hooks before each queued dispatch.
-    func runAfterThisReduceLocked(_ hook: @escaping () -> Void) {
-        assert(mutex.isHeldByCurrentThread, "Dispatcher.runAfterThisReduceLocked: mutex not held")
-        afterReduce.append(hook)
-        if queued.isEmpty {
-            queued.append { _ in }
-        }
+    /// Recomputes `combination` once the reduce running on this thread has ended (with its
+    /// `.current` observers), before the next queued dispatch, still holding `mutex`: no
+    /// other dispatch of this dispatcher is halfway then. Call with `mutex` held; returns
+    /// with it held.
+    func recomputeAfterThisReduceLocked(_ combination: Combination) {
+        assert(mutex.isHeldByCurrentThread, "Dispatcher.recomputeAfterThisReduceLocked: mutex not held")
+        waiting.addRecomputation(combination)
     }
 
-    /// Runs the hooks of `runAfterThisReduceLocked(_:)`, and those they add, in order.
-    /// Call with `mutex` held; returns with it held.
-    private func runAfterReduceLocked() {
-        assert(mutex.isHeldByCurrentThread, "Dispatcher.runAfterReduceLocked: mutex not held")
-        var index = 0
-        while index < afterReduce.count {
-            let hook = afterReduce[index]
-            hook()
-            index += 1
+    /// Recomputes `combination` as a dispatch of its own: holding `mutex` (waiting for a
+    /// dispatch on another thread to end), then running what it led to.
+    func recomputeAsDispatch(_ combination: Combination) {
+        mutex.lock()
+        combination.recomputeLocked()
+        finishDispatchingAndUnlock()
+    }
+
+    /// Runs `body` holding `mutex` (when this thread does not hold it already), so that no
+    /// dispatch is halfway through a reduce meanwhile.
+    @usableFromInline
+    func withDispatchesPaused<Result>(_ body: () -> Result) -> Result {
+        if mutex.isHeldByCurrentThread {
+            return body()
         }
-        afterReduce.removeAll(keepingCapacity: afterReduce.count <= 16)
+        mutex.lock()
+        defer { mutex.unlock() }
+        return body()
     }
 
     /// Reduces `state` in its live store between two log events, or logs that it was
@@ -326,3 +311,41 @@ extension Dispatcher {
         return mutex.withLock(body)
     }
 }
+
+extension Dispatcher {
+    /// What waits for the thread that holds a dispatcher's mutex: dispatches queued while one
+    /// runs, and combined values to recompute after the current reduce.
+    @usableFromInline
+    struct Waiting {
+        /// The dispatches made while one runs on the dispatching thread, to run after it.
+        @usableFromInline
+        var queued = FIFO<(Dispatcher) -> Void>()
+        /// The combined values to recompute, lowest level first (equal levels in the order
+        /// they asked).
+        @usableFromInline
+        private(set) var recomputations: [Combination] = []
+
+        @usableFromInline
+        init() {}
+
+        /// Whether nothing waits: the one check the common path makes.
+        @inlinable
+        var isEmpty: Bool {
+            queued.isEmpty && recomputations.isEmpty
+        }
+
+        mutating func addRecomputation(_ combination: Combination) {
+            // Once per combination: later triggers of the same reduce find it asked for.
+            if recomputations.contains(where: { $0 === combination }) {
+                return
+            }
+            let index = recomputations.lastIndex { $0.level <= combination.level }.map { $0 + 1 } ?? 0
+            recomputations.insert(combination, at: index)
+        }
+
+        mutating func nextRecomputation() -> Combination? {
+            recomputations.isEmpty ? nil : recomputations.removeFirst()
+        }
+    }
+}
+

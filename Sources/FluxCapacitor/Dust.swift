@@ -23,32 +23,20 @@
 /// from another thread (a `deinit`, say).
 public class Dust: @unchecked Sendable {
     // Sendable: `buster` and `state` are guarded by the striped mutex for this object
-    // (`StripedLocks.mutex(for: self)`); once `state` says cleaned, what it holds is read by
-    // the one `clean()` that said so, and by `deinit`.
+    // (`StripedLocks.mutex(for: self)`). Subclasses guard their own state with it too.
     private weak var buster: DustBuster?
-    /// Whether the dust was cleaned, and what it holds, in one word, so that the dust of
-    /// every `observe` is 56 bytes, glibc's 64-byte class (issue 23's budget of bytes per
-    /// observer; a flag and a link beside it took 16 bytes more, with padding):
-    /// - the bits above the lowest two: a +1 reference that `deinit` releases, or 0 for
-    ///   none: an observer's `ObserverLink`, or a `RareDustState` (a dust's closure, its
-    ///   busters after the first, and its link if it has one);
-    /// - bit 1 (`holdsRare`): the reference is a `RareDustState`;
-    /// - bit 0 (`cleanedBit`): cleaned.
-    /// (A Swift object is aligned at least as a pointer, to 4 bytes even on watchOS's
-    /// arm64_32, so the two bits are free.) A word rather than an enum of references: an
-    /// enum's copies retain, and its cases are told apart by outlined value-witness code,
-    /// which made observe + clean 2% dearer.
-    // Unchecked: the striped mutex serializes every access (see above); the runtime's check
-    // would cost more than the rest of a clean.
-    @exclusivity(unchecked)
-    private var state: UInt
+    /// Whether the dust was cleaned, and until then what its cleaning needs.
+    private var state: State
 
-    private static let cleanedBit: UInt = 1
-    private static let holdsRare: UInt = 2
-
-    /// The reference `state` holds (its +1 stays there), or `nil`.
-    private static func reference(in state: UInt) -> UnsafeRawPointer? {
-        UnsafeRawPointer(bitPattern: state & ~(cleanedBit | holdsRare))
+    fileprivate enum State {
+        /// A subclass's dust, whose `cleanUp(link:)` holds what it needs.
+        case plain
+        /// An observer's dust: its core's lock, the way back to the core.
+        case observing(CoreLock)
+        /// A dust's closure, its busters after the first, and its link if it has one.
+        case rare(RareDustState)
+        /// Cleaned: what it held was let go of.
+        case cleaned
     }
 
     /// Makes a dust that runs `cleanUp` once, on the first ``clean()``.
@@ -63,76 +51,87 @@ public class Dust: @unchecked Sendable {
     /// - Parameter cleanUp: What ``clean()`` runs, once.
     @preconcurrency
     public init(_ cleanUp: @escaping @Sendable () -> Void) {
-        let rare = Unmanaged.passRetained(RareDustState(action: cleanUp, link: nil))
-        state = UInt(bitPattern: rare.toOpaque()) | Self.holdsRare
+        state = .rare(RareDustState(action: cleanUp, link: nil))
     }
 
     /// For subclasses, which override `cleanUp(link:)`.
     init() {
-        state = 0
+        state = .plain
     }
 
     /// For an observer's dust: `link` is handed to `cleanUp(link:)`.
-    init(link: ObserverLink) {
-        state = UInt(bitPattern: Unmanaged.passRetained(link).toOpaque())
-    }
-
-    deinit {
-        // Nobody else holds the dust: `state` is read without the mutex.
-        guard let reference = Self.reference(in: state) else { return }
-        if state & Self.holdsRare != 0 {
-            Unmanaged<RareDustState>.fromOpaque(reference).release()
-        } else {
-            Unmanaged<ObserverLink>.fromOpaque(reference).release()
-        }
+    init(link: CoreLock) {
+        state = .observing(link)
     }
 
     /// Whether ``clean()`` has been called.
     public final var isCleaned: Bool {
-        StripedLocks.mutex(for: self).withLock { state & Self.cleanedBit != 0 }
+        StripedLocks.mutex(for: self).withLock {
+            if case .cleaned = state { true } else { false }
+        }
+    }
+
+    /// Whether the dust was cleaned: for a subclass that keeps its own state under the
+    /// dust's striped mutex, which must be held.
+    final var isCleanedLocked: Bool {
+        if case .cleaned = state { true } else { false }
     }
 
     /// Ends the observation or subscription. Calling it again does nothing.
     public final func clean() {
+        if let cleaning = markCleaned() {
+            finishCleaning(cleaning)
+        }
+    }
+
+    /// What ``markCleaned()`` took out of a dust, for ``finishCleaning(_:)``.
+    struct Cleaning {
+        fileprivate let state: State
+        fileprivate let buster: DustBuster?
+    }
+
+    /// The first half of ``clean()``: marks the dust cleaned, in one critical section of
+    /// its striped mutex, and returns what the second half needs, or `nil` if it was
+    /// cleaned already. Call it with no lock held but, at most, one that ranks lower than a
+    /// striped mutex (`InFlightTasks` marks a task cancelled under its table's lock so), and
+    /// call ``finishCleaning(_:)`` with what it returns once no lock is held.
+    final func markCleaned() -> Cleaning? {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()
         let state = self.state
-        if state & Self.cleanedBit != 0 {
+        if case .cleaned = state {
             mutex.unlock()
-            return
+            return nil
         }
-        self.state = state | Self.cleanedBit
+        self.state = .cleaned
         let buster = self.buster
         if buster != nil {
             // Only when set: assigning a weak reference costs a runtime call even for nil.
             self.buster = nil
         }
         mutex.unlock()
+        return Cleaning(state: state, buster: buster)
+    }
 
-        // What `state` holds stays there (+1) until `deinit`: used without retaining it.
-        guard let reference = Self.reference(in: state) else {
+    /// The second half of ``clean()``: ends what the dust stands for, runs its closure, and
+    /// takes it out of its busters. Call with no lock held.
+    final func finishCleaning(_ cleaning: Cleaning) {
+        switch cleaning.state {
+        case .plain:
             cleanUp(link: nil)
-            buster?.remove(self)
-            return
+        case .observing(let link):
+            cleanUp(link: link)
+        case .rare(let rare):
+            // The box is this clean's alone now: `cleaned(by:)` leaves a cleaned dust alone.
+            cleanUp(link: rare.link)
+            rare.action?()
+            for weakBuster in rare.moreBusters {
+                weakBuster.buster?.remove(self)
+            }
+        case .cleaned:
+            preconditionFailure("Dust: internal inconsistency: a dust cleaned twice")
         }
-        if state & Self.holdsRare == 0 {
-            Unmanaged<ObserverLink>.fromOpaque(reference)._withUnsafeGuaranteedRef { cleanUp(link: $0) }
-            buster?.remove(self)
-            return
-        }
-        // The box is this clean's alone now: `cleaned(by:)` leaves a cleaned dust alone.
-        let rare = Unmanaged<RareDustState>.fromOpaque(reference).takeUnretainedValue()
-        cleanUp(link: rare.link)
-        let action = rare.action
-        let moreBusters = rare.moreBusters
-        // Let go of the closure's captures and the weak boxes now, not when the dust goes.
-        rare.action = nil
-        rare.moreBusters = []
-        action?()
-        buster?.remove(self)
-        for weakBuster in moreBusters {
-            weakBuster.buster?.remove(self)
-        }
+        cleaning.buster?.remove(self)
     }
 
     /// Hands the dust to `buster`, which cleans it when the buster is cleaned or goes away.
@@ -144,7 +143,7 @@ public class Dust: @unchecked Sendable {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()
         defer { mutex.unlock() }
-        if state & Self.cleanedBit != 0 {
+        if case .cleaned = state {
             return
         }
         if self.buster == nil {
@@ -157,36 +156,54 @@ public class Dust: @unchecked Sendable {
         buster.insert(self)
     }
 
-    /// The dust's `RareDustState`, made if it has none (taking over the +1 of the link it
-    /// holds, if any). Call with the dust's striped mutex held, before it is cleaned.
+    /// The dust's `RareDustState`, made if it has none (keeping the link it holds, if any).
+    /// Call with the dust's striped mutex held, before it is cleaned.
     private func rareStateLocked() -> RareDustState {
-        let reference = Self.reference(in: state)
-        if state & Self.holdsRare != 0, let reference {
-            return Unmanaged<RareDustState>.fromOpaque(reference).takeUnretainedValue()
+        switch state {
+        case .rare(let rare):
+            return rare
+        case .observing(let link):
+            let rare = RareDustState(action: nil, link: link)
+            state = .rare(rare)
+            return rare
+        case .plain:
+            let rare = RareDustState(action: nil, link: nil)
+            state = .rare(rare)
+            return rare
+        case .cleaned:
+            preconditionFailure("Dust: internal inconsistency: more busters for a cleaned dust")
         }
-        // The word's +1 on the link, if any, moves into the box.
-        let link = reference.map { Unmanaged<ObserverLink>.fromOpaque($0).takeRetainedValue() }
-        let rare = RareDustState(action: nil, link: link)
-        state = UInt(bitPattern: Unmanaged.passRetained(rare).toOpaque()) | Self.holdsRare
-        return rare
+    }
+
+    /// One dust that cleans all of `dusts` (the one dust itself, when there is one).
+    @usableFromInline
+    static func cleaningAll(_ dusts: [Dust]) -> Dust {
+        if dusts.count == 1 {
+            return dusts[0]
+        }
+        return Dust {
+            for dust in dusts {
+                dust.clean()
+            }
+        }
     }
 
     /// Ends what the dust stands for: called once, by the first ``clean()``, the one way
     /// a dust is cleaned up, with the link the dust held if it is an observer's (`nil` for
     /// every other dust). The library's own dusts override it; a dust made with
     /// ``init(_:)`` has nothing to override it, and `clean()` runs its closure after it.
-    func cleanUp(link: ObserverLink?) {}
+    func cleanUp(link: CoreLock?) {}
 }
 
 /// The closure of `Dust.init(_:)`, a dust's busters after the first, and the link of an
 /// observer's dust that has them. Guarded by the striped mutex of the dust that holds it,
 /// until the dust is cleaned; then the `clean()` that cleaned it alone touches it.
 final class RareDustState {
-    var action: (@Sendable () -> Void)?
-    let link: ObserverLink?
+    let action: (@Sendable () -> Void)?
+    let link: CoreLock?
     var moreBusters: [WeakDustBuster] = []
 
-    init(action: (@Sendable () -> Void)?, link: ObserverLink?) {
+    init(action: (@Sendable () -> Void)?, link: CoreLock?) {
         self.action = action
         self.link = link
     }

@@ -24,7 +24,7 @@
 /// cleaned dust is let go at once, so it does not keep what its observer captured alive.
 public final class DustBuster: @unchecked Sendable {
     // Sendable: `mutex` guards `dusts`.
-    private let mutex = Lock()
+    private let mutex = Lock.make(.dustBuster)
     private var dusts: [ObjectIdentifier: Dust] = [:]
 
     /// Makes an empty buster.
@@ -36,7 +36,6 @@ public final class DustBuster: @unchecked Sendable {
         for dust in dusts.values {
             dust.clean()
         }
-        mutex.deallocate()
     }
 
     /// Cleans every dust the buster holds and empties it. The buster can be used again.

@@ -1,195 +1,100 @@
 /// The machinery behind `Constant(combining:_:)`: a value core computed from several
-/// sources, which recomputes it when any of them changes, once per reduce when a dispatch
-/// changes several.
+/// sources, recomputed when any of them changes, once per reduce when a dispatch changes
+/// several.
+///
+/// **Whose it is.** A combination belongs to the dispatcher that was current where it was
+/// made (in a store's `init`, that store's dispatcher; in a test, the test's own), and every
+/// recomputation holds that dispatcher's mutex, as a dispatch does: so no reduce of it is
+/// ever halfway while the sources are read, whichever thread triggered it.
+///
+/// - A trigger on a thread that is dispatching it (the change came from a `reduce`, an
+///   observer or a log subscriber) asks it for one recomputation after the reduce
+///   (`Dispatcher.recomputeAfterThisReduceLocked(_:)`, which asks once per combination).
+/// - A trigger on a thread that is dispatching another dispatcher, the current one (a
+///   source is a store value of that one) asks that one, so that its reduce is not halfway
+///   either: the recomputation then holds both.
+/// - Any other trigger recomputes as a dispatch of its own
+///   (`Dispatcher.recomputeAsDispatch(_:)`): it waits for a dispatch running on another
+///   thread, like `invoke`, and what the recomputation's observers dispatch runs after it.
 ///
 /// **What it reads.** Each source's observation is only a trigger: a recomputation reads
-/// every source as it is now (`ValueCore.snapshot()`, a value and its version) and runs
-/// the transform when a version moved since the last one. So a source whose change waits
-/// for another thread's round (a hand-over) is read as it is, not as it was.
+/// every source as it is now (`ValueCore.snapshot()`, a value and its version) and sets
+/// the derived core when a version moved since its last read. So a duplicate trigger
+/// changes nothing, and a source whose change waits in another thread's round is read as it
+/// is, not as it was.
 ///
-/// **When it reads.** Never while a dispatch is halfway through a reduce that may change
-/// several sources:
-///
-/// - A trigger on a thread that is dispatching (it holds `Dispatcher.current`'s mutex: the
-///   change came from a `reduce`, an observer or a log subscriber of that dispatch) asks
-///   the dispatcher to run one recomputation after the reduce
-///   (`Dispatcher.runAfterThisReduceLocked(_:)`); later triggers of that reduce find it
-///   asked for already.
-/// - Any other trigger reads holding `Dispatcher.current`'s mutex, as a dispatch would, so
-///   it waits for a dispatch running on another thread to end. That dispatcher is the one
-///   the change was made in: a value handed over to another thread's round is delivered in
-///   the scope it was set in.
-///
-/// **Who sets the derived core.** One thread at a time, the *drainer*, in the order it
-/// read the sources (`drainState`: idle, draining, or draining with a trigger since its
-/// last read, which makes it read again). A trigger that finds a drainer leaves the work to
-/// it and returns, as a value's hand-over does: a combined value whose observer changes one
-/// of its sources, on that thread or another, neither recurses nor deadlocks.
+/// **Order.** A combination's `level` is one more than the highest of the combinations it is
+/// computed from (directly, or through `map` and the like); the dispatcher runs the
+/// recomputations a reduce asked for lowest level first, so one made from another reads its
+/// new value and changes once. Computed once, when it is made: linear in the graph.
 ///
 /// **Lifetime.** The derived core holds this object (its `upstream` source) and the dusts of
 /// the sources' observations, which it cleans when it goes; this object holds the sources'
-/// cores and the derived core weakly. The observations' handlers hold this object, so it
-/// lives while they can still be called.
+/// cores and the derived core weakly (in `update`). The observations' handlers hold this
+/// object, so it lives while they can still be called.
 @usableFromInline
-final class Combination: CombinationNode, @unchecked Sendable {
-    // Sendable: `lastVersions` is touched only by the drainer (the thread that moved
-    // `drainState` from idle to draining, until it moves it back) or, before the object is
-    // shared, by `init`; `dispatchersWithHook` is guarded by `hookLock`; `update` and
-    // `sources` are set once, in `init`.
+final class Combination: @unchecked Sendable {
+    // Sendable: `lastVersions` is guarded by `dispatcher`'s mutex, which every recomputation
+    // holds; the other fields are set once, in `init`.
 
-    /// Reads every source and, if a version differs from the given ones (which it
-    /// updates), sets the derived core to the transform of their values. The reads hold
-    /// the given dispatcher's mutex (`withDispatchesPaused(of:_:)`), which the trigger
-    /// found current. Made by the caller's module, specialized for the sources' types (see
-    /// `ValueCore.combining`).
-    private let update: @Sendable (inout [UInt64], Dispatcher) -> Void
+    /// The dispatcher whose mutex every recomputation holds.
+    let dispatcher: Dispatcher
+    /// Where the dispatcher runs it among the recomputations a reduce asked for.
+    let level: Int
+    /// Reads every source and, if a version differs from the given ones (which it updates),
+    /// sets the derived core to the transform of their values. Made by the caller's module,
+    /// specialized for the sources' types (see `ValueCore.combining`).
+    private let update: @Sendable (inout [UInt64]) -> Void
     /// The versions of the sources' values that the derived core's value was computed from.
-    @exclusivity(unchecked)
     private var lastVersions: [UInt64]
-    /// 0: idle; 1: a drainer is reading or setting; 2: it is, and a trigger came since its
-    /// last read.
-    private let drainState = AtomicWord()
-    /// The dispatchers that will run a recomputation after their current reduce.
-    private let hookLock = Lock()
-    private var dispatchersWithHook: [ObjectIdentifier] = []
-    /// The sources' cores, to find the combinations this one is computed from.
-    private let sources: [ObserverCore]
 
     @usableFromInline
     init(
-        sources: [ObserverCore], versions: [UInt64],
-        update: @escaping @Sendable (_ lastVersions: inout [UInt64], _ dispatcher: Dispatcher) -> Void
+        dispatcher: Dispatcher, sources: [ObserverCore], versions: [UInt64],
+        update: @escaping @Sendable (_ lastVersions: inout [UInt64]) -> Void
     ) {
-        self.sources = sources
+        self.dispatcher = dispatcher
         self.update = update
         lastVersions = versions
+        level = 1 + (sources.map(Self.level(of:)).max() ?? 0)
     }
 
-    deinit {
-        drainState.deallocate()
-        hookLock.deallocate()
-    }
-
-    /// A source changed: recompute after the current reduce if this thread is dispatching,
-    /// else now.
-    @usableFromInline
-    func sourceChanged() {
-        let dispatcher = Dispatcher.current
-        if dispatcher.mutex.isHeldByCurrentThread {
-            recomputeAfterThisReduce(of: dispatcher)
-        } else {
-            drain(readingIn: dispatcher)
-        }
-    }
-    private func recomputeAfterThisReduce(of dispatcher: Dispatcher) {
-        let id = ObjectIdentifier(dispatcher)
-        hookLock.lock()
-        let isAsked = dispatchersWithHook.contains(id)
-        if !isAsked {
-            dispatchersWithHook.append(id)
-        }
-        hookLock.unlock()
-        if isAsked {
-            return
-        }
-        dispatcher.runAfterThisReduceLocked { [self] in
-            runHook(of: dispatcher)
-        }
-    }
-
-    /// The recomputation after a reduce; but first that of every combination this one is
-    /// computed from (directly, or through `map` and the like) that the same reduce changed,
-    /// so that this one reads their new values and changes once.
-    private func runHook(of dispatcher: Dispatcher) {
-        let id = ObjectIdentifier(dispatcher)
-        if sources.contains(where: { Self.isWaiting($0, for: id) }) {
-            // Run after them. The values form no cycle (a combination is made from values
-            // that exist), so this ends.
-            dispatcher.runAfterThisReduceLocked { [self] in
-                runHook(of: dispatcher)
-            }
-            return
-        }
-        hookLock.lock()
-        dispatchersWithHook.removeAll { $0 == id }
-        hookLock.unlock()
-        drain(readingIn: dispatcher)
-    }
-
-    func isWaitingForHook(of id: ObjectIdentifier) -> Bool {
-        hookLock.lock()
-        defer { hookLock.unlock() }
-        return dispatchersWithHook.contains(id)
-    }
-
-    func dependsOnWaiting(for id: ObjectIdentifier) -> Bool {
-        sources.contains { Self.isWaiting($0, for: id) }
-    }
-
-    /// Whether `core` is, or follows through derived values, a combination that waits for
-    /// a recomputation after the current reduce of the dispatcher `id`.
-    private static func isWaiting(_ core: ObserverCore, for id: ObjectIdentifier) -> Bool {
+    /// The level of the combination `core` is, or is derived from through `map` and the
+    /// like (0 for none).
+    private static func level(of core: ObserverCore) -> Int {
         var core = core
         // `upstream` is set once, before a core is shared.
         while let source = core.upstream?.source {
-            if let combination = source as? any CombinationNode {
-                return combination.isWaitingForHook(of: id) || combination.dependsOnWaiting(for: id)
+            if let combination = source as? Combination {
+                return combination.level
             }
-            guard let next = source as? ObserverCore else {
-                return false
-            }
+            guard let next = source as? ObserverCore else { return 0 }
             core = next
         }
-        return false
+        return 0
     }
 
-    /// Becomes the drainer, or leaves the work to the one there is. The drainer reads the
-    /// sources and sets the derived core until no trigger came since its last read.
-    /// `dispatcher`: the trigger's current dispatcher, whose mutex the reads hold (this
-    /// thread may hold it already).
-    private func drain(readingIn dispatcher: Dispatcher) {
-        if !drainState.compareExchange(expected: 0, desired: 1) {
-            // A drainer runs: have it read again. (It may have just gone idle: then retry.)
-            while true {
-                let state = drainState.load()
-                if state == 2 || (state == 1 && drainState.compareExchange(expected: 1, desired: 2)) {
-                    return
-                }
-                if state == 0 && drainState.compareExchange(expected: 0, desired: 1) {
-                    break
-                }
-            }
-        }
-        while true {
-            update(&lastVersions, dispatcher)
-            if drainState.compareExchange(expected: 1, desired: 0) {
-                return
-            }
-            // A trigger came meanwhile (state 2): read again.
-            drainState.store(1)
-        }
-    }
-
-    /// Runs `body` holding `dispatcher`'s mutex (when this thread does not hold it
-    /// already), so that no dispatch of it is halfway through a reduce meanwhile.
+    /// A source changed: recompute after the current reduce if this thread is dispatching
+    /// (the dispatcher, or the current one), else now, as a dispatch of its own.
     @usableFromInline
-    static func withDispatchesPaused<Result>(of dispatcher: Dispatcher, _ body: () -> Result) -> Result {
-        let mutex = dispatcher.mutex
-        if mutex.isHeldByCurrentThread {
-            return body()
+    func sourceChanged() {
+        if dispatcher.mutex.isHeldByCurrentThread {
+            dispatcher.recomputeAfterThisReduceLocked(self)
+            return
         }
-        mutex.lock()
-        defer { mutex.unlock() }
-        return body()
+        let current = Dispatcher.current
+        if current !== dispatcher && current.mutex.isHeldByCurrentThread {
+            current.recomputeAfterThisReduceLocked(self)
+            return
+        }
+        dispatcher.recomputeAsDispatch(self)
     }
-}
 
-/// What a combination tells the combinations made from it (see `Combination.runHook`).
-protocol CombinationNode: AnyObject {
-    /// Whether it waits for a recomputation after the current reduce of dispatcher `id`.
-    func isWaitingForHook(of id: ObjectIdentifier) -> Bool
-    /// Whether one of the combinations it is computed from does.
-    func dependsOnWaiting(for id: ObjectIdentifier) -> Bool
+    /// Reads the sources and sets the derived core if one moved. Called by a dispatcher
+    /// with its mutex held (this one's, or the current one's, then taking this one's too).
+    func recomputeLocked() {
+        dispatcher.withDispatchesPaused { update(&lastVersions) }
+    }
 }
 
 extension ValueCore {
@@ -207,8 +112,7 @@ extension ValueCore {
     ) -> ValueCore<Element> {
         let cores = (repeat each sources)
         // Reads every source's value, notes its version in `lastVersions`, and sets
-        // `changed` if one moved. Runs holding the dispatcher's mutex outside a dispatch;
-        // `transform`, which is the caller's code, runs after it, without that mutex.
+        // `changed` if one moved.
         let read: @Sendable (inout [UInt64], inout Bool) -> (repeat each SourceElement) = {
             lastVersions, changed in
             var index = 0
@@ -219,15 +123,16 @@ extension ValueCore {
         for source in repeat each sources {
             sourceCores.append(source)
         }
+        let dispatcher = Dispatcher.current
         // No version is `.max`, so the first read sees every source as moved.
         var versions = [UInt64](repeating: .max, count: sourceCores.count)
         var changed = false
-        let first = Combination.withDispatchesPaused(of: .current) { read(&versions, &changed) }
+        let first = dispatcher.withDispatchesPaused { read(&versions, &changed) }
         let derived = ValueCore(transform(repeat each first))
-        let combination = Combination(sources: sourceCores, versions: versions) {
-            [weak derived] lastVersions, dispatcher in
+        let combination = Combination(dispatcher: dispatcher, sources: sourceCores, versions: versions) {
+            [weak derived] lastVersions in
             var changed = false
-            let values = Combination.withDispatchesPaused(of: dispatcher) { read(&lastVersions, &changed) }
+            let values = read(&lastVersions, &changed)
             if changed, let derived {
                 derived.set(transform(repeat each values))
             }
@@ -239,7 +144,7 @@ extension ValueCore {
             observations.append(source.observeForCombination(after: versions[index], combination))
             index += 1
         }
-        derived.hold(combination, observations: observations)
+        derived.hold(upstream: Dust.cleaningAll(observations), source: combination)
         return derived
     }
 
@@ -268,20 +173,5 @@ extension ValueCore {
     @usableFromInline
     func observeForCombination(after version: UInt64, _ combination: Combination) -> Dust {
         observe(on: .current, after: version) { _ in combination.sourceChanged() }
-    }
-
-    /// Makes this core a combined one: it holds `combination` (which holds the sources) and
-    /// cleans `observations` (of the sources) when it goes; see `hold(upstream:source:)`.
-    @usableFromInline
-    func hold(_ combination: Combination, observations: [Dust]) {
-        let upstream =
-            observations.count == 1
-            ? observations[0]
-            : Dust { [observations] in
-                for observation in observations {
-                    observation.clean()
-                }
-            }
-        hold(upstream: upstream, source: combination)
     }
 }

@@ -37,6 +37,7 @@ extension DeliveryCore {
 }
 
 extension ObserverCore {
+    @usableFromInline
     /// Makes this core a derived one: it holds `source` and cleans `upstream` (its
     /// observation of the source) when it goes, and its own observers keep it alive until
     /// they are cleaned. Call once, before the core is shared.

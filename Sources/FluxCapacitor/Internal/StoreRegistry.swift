@@ -28,7 +28,7 @@ final class StoreRegistry: @unchecked Sendable {
     //
     // No user code runs while `mutex` is held. Fields skip the runtime's dynamic
     // exclusivity checks.
-    private let mutex = Lock()
+    private let mutex = Lock.make(.registry)
     private let dispatcherMutex: Lock
     @exclusivity(unchecked)
     private var table = StoreTable()
@@ -48,7 +48,6 @@ final class StoreRegistry: @unchecked Sendable {
         table.deallocate()
         retired.forEach { $0.letGo() }
         hasRetired.deallocate()
-        mutex.deallocate()
     }
 
     /// The live instance registered under `key` (the `ObjectIdentifier` of its type), read

@@ -49,16 +49,15 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// Sets the value. If it was ever read through `.value`, the registrar hears of the
     /// change (`setTellingObservationAndUnlock`).
     ///
-    /// The walk of a set (`Internal/README.md`): this, the machine's `change`, and on this
-    /// thread `deliverRound`, which calls each observer's handler.
+    /// The walk of a set (`Internal/README.md`): this, `lockForChange()`, the machine's
+    /// `change`, and on this thread `deliverRound`, which calls each observer's handler.
     @inlinable
     func set(_ newValue: Element) {
         var replaced = newValue
-        // `lockOrTrap()`, written out so that the walk stays short.
         if lock.isHeldByCurrentThread {
             accessedWhileBeingModified()
         }
-        lock.lock()
+        lockForChange()
         if let observation {
             setTellingObservationAndUnlock(&replaced, observation)
         } else {
@@ -74,16 +73,14 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// value) and `didSet` after the observers of this round ran. Call with `lock` held;
     /// unlocks. `newValue` is swapped for the value it replaces.
     @inlinable
-    func setTellingObservationAndUnlock(_ newValue: inout Element, _ observation: Unmanaged<ObservationBridge>) {
+    func setTellingObservationAndUnlock(_ newValue: inout Element, _ observation: ObservationBridge) {
         assert(lock.isHeldByCurrentThread)
         lock.unlock()
-        // Unretained: the core holds the bridge (+1) until its deinit, and this call holds
-        // the core.
-        observation._withUnsafeGuaranteedRef { $0.willSet() }
-        lockOrTrap()
+        observation.willSet()
+        lockForChange()
         swap(&storage, &newValue)
         deliverChangeAndUnlock(storage)
-        observation._withUnsafeGuaranteedRef { $0.didSet() }
+        observation.didSet()
     }
 
     /// The value, for the library's own reads: a derived value comparing with what it
@@ -103,33 +100,34 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
         return value
     }
 
-    /// Locks for a change of `storage` (a set, or `Variable.update(_:)`'s change in place),
-    /// which `deliverUpdateAndUnlock(_:)` ends. Returns the bridge to Observation if the
-    /// value was ever read through `.value`, after telling its registrar `willSet`.
+    /// Locks for a change of `storage` in place (`Variable.update(_:)`), which
+    /// `deliverUpdateAndUnlock(_:)` ends; waits its turn as a set does (`lockForChange()`).
+    /// Returns the bridge to Observation if the value was ever read through `.value`, after
+    /// telling its registrar `willSet`.
     @inlinable
-    func lockForUpdate() -> Unmanaged<ObservationBridge>? {
-        lockOrTrap()
+    func lockForUpdate() -> ObservationBridge? {
+        if lock.isHeldByCurrentThread {
+            accessedWhileBeingModified()
+        }
+        lockForChange()
         guard let observation else {
             // Nothing read the value through `.value` yet, and nothing can until the
             // change ends: reads need the lock.
             return nil
         }
         lock.unlock()
-        // Unretained: the core holds the bridge (+1) until its deinit, and the caller holds
-        // the core.
-        observation._withUnsafeGuaranteedRef { $0.willSet() }
-        lockOrTrap()
+        observation.willSet()
+        lockForChange()
         return observation
     }
 
     /// Ends a change begun with `lockForUpdate()`: delivers the new value, unlocks, and
     /// tells the registrar `didSet` if `lockForUpdate()` returned a bridge.
     @inlinable
-    func deliverUpdateAndUnlock(_ observation: Unmanaged<ObservationBridge>?) {
+    func deliverUpdateAndUnlock(_ observation: ObservationBridge?) {
         assert(lock.isHeldByCurrentThread)
         deliverChangeAndUnlock(storage)
-        // Unretained: as in `lockForUpdate()`.
-        observation?._withUnsafeGuaranteedRef { $0.didSet() }
+        observation?.didSet()
     }
 
     /// Locks `lock`; traps if this thread already holds it, which only a change inside
@@ -180,7 +178,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
         after version: UInt64,
         changes: @escaping @Sendable (Element) -> Void
     ) -> Record {
-        let record = Record.make(link: link, queue: queue, handler: changes)
+        let record = Record.make(link: lock, queue: queue, handler: changes)
         lockOrTrap()
         observeAndUnlock(record, wantsFirst: version != machine.version)
         return record
@@ -191,10 +189,15 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     @inlinable
     func observeAndUnlock(_ record: Record, wantsFirst: Bool) {
         assert(lock.isHeldByCurrentThread)
-        let action = machine.observe(record, wantsFirst: wantsFirst, thread: ThreadID.current)
-        if action == .nothing {
+        let action = machine.observe(record, wantsFirst: wantsFirst, round: roundLocked(), thread: ThreadID.current)
+        switch action {
+        case .nothing:
+            _checkInvariants()
             lock.unlock()
-        } else {
+        case .deliverLoneFirstValue:
+            lock.storeRound(Self.loneFirstDelivery(of: record))
+            deliverFirstValueAndUnlock(record, action)
+        case .deliverFirstValue, .deliverFirstValueInOwnRound:
             deliverFirstValueAndUnlock(record, action)
         }
     }
@@ -207,15 +210,15 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     func deliverFirstValueAndUnlock(_ record: Record, _ action: ValueCoreStateMachine.ObserveAction) {
         assert(lock.isHeldByCurrentThread)
         let first = storage
-        machine._checkInvariants()
+        _checkInvariants()
         lock.unlock()
         guard let handler = record.handler else {
             preconditionFailure("FluxCapacitor internal inconsistency: a new observer without a handler")
         }
-        if action == .deliverFirstValue {
-            deliverFirst(first, to: record, handler: handler)
-        } else {
+        if action == .deliverFirstValueInOwnRound {
             handler(first)
+        } else {
+            deliverFirst(first, to: record, handler: handler)
         }
     }
 }
@@ -254,25 +257,23 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     @inlinable
     final func deliverChangeAndUnlock(_ value: Element) {
         assert(lock.isHeldByCurrentThread)
-        switch machine.change(value, thread: ThreadID.current) {
+        let thread = ThreadID.current
+        switch machine.change(value, round: roundLocked(), thread: thread) {
         case .deliverRound(let delivery):
+            lock.storeRound(thread)
             lock.unlock()
             deliverRound(value, to: delivery)
             finishRound()
         case .handedOver:
-            machine._checkInvariants()
+            _checkInvariants()
             lock.unlock()
         }
     }
 
     /// Delivers `value` to every observer, without storing it: what a ``Sink`` sends.
-    /// Never inlined: as a function of its own (specialized for the element type) it
-    /// inlines the C shim's lock, which LLVM left as a call when `send` was inlined into
-    /// the caller (callgrind, send to one observer 163 -> 160, a set's count is 162).
     @inlinable
-    @inline(never)
     final func send(_ value: Element) {
-        lock.lock()
+        lockForChange()
         deliverChangeAndUnlock(value)
     }
 
@@ -296,8 +297,8 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     ) -> Record {
         let record = makeRecord(on: queue, changes: changes)
         lock.lock()
-        _ = machine.observe(record, wantsFirst: false, thread: ThreadID.current)
-        machine._checkInvariants()
+        _ = machine.observe(record, wantsFirst: false, round: roundLocked(), thread: ThreadID.current)
+        _checkInvariants()
         lock.unlock()
         return record
     }
@@ -306,7 +307,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// (`isKeptAliveByObservers`), its handler holds the core until the observer is cleaned.
     @inlinable
     final func makeRecord(on queue: ExecuteQueue, changes: @escaping @Sendable (Element) -> Void) -> Record {
-        Record.make(link: link, queue: queue, handler: isKeptAliveByObservers ? keepingSelfAlive(changes) : changes)
+        Record.make(link: lock, queue: queue, handler: isKeptAliveByObservers ? keepingSelfAlive(changes) : changes)
     }
 
     /// `changes`, holding this core until the observer lets go of it (when cleaned): how an
@@ -336,7 +337,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     @inlinable
     final func deliverFirst(_ first: Element, to record: Record, handler: @escaping @Sendable (Element) -> Void) {
         handler(first)
-        if round.compareExchange(expected: ValueCoreStateMachine.loneFirstDelivery(of: record), desired: 0) {
+        if lock.exchangeRound(expected: Self.loneFirstDelivery(of: record), desired: 0) {
             return
         }
         continueFirstDelivery(to: record, handler: handler)
@@ -348,15 +349,13 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     final func continueFirstDelivery(to record: Record, handler: @escaping @Sendable (Element) -> Void) {
         repeat {
             lock.lock()
-            machine._checkInvariants()
+            _checkInvariants()
         } while carryOutAndUnlock(machine.nextOfFirstDelivery(record), for: record, handler: handler)
     }
 
     /// Carries out the machine's `nextOfFirstDelivery` action. Call with `lock` held;
     /// unlocks. Returns whether the first delivery goes on. (A function of its own so that
     /// the value in `action` is let go of when it returns, before the caller locks again.)
-    /// Inlined: as a call of its own it cost observe + clean 3 instructions more.
-    @inline(__always)
     private final func carryOutAndUnlock(
         _ action: consuming ValueCoreStateMachine.NextOfFirstDeliveryAction, for record: Record,
         handler: @escaping @Sendable (Element) -> Void
@@ -385,10 +384,8 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
 
     // MARK: Rounds
 
-    /// Calls every observer of `delivery` with `value`, on its queue. Always inlined: as a
-    /// call of its own it cost a dispatch 20 instructions more (callgrind, 399 -> 419).
+    /// Calls every observer of `delivery` with `value`, on its queue.
     @inlinable
-    @inline(__always)
     final func deliverRound(_ value: Element, to delivery: ValueCoreStateMachine.Delivery) {
         if delivery.besideFirstDeliveries {
             deliverRoundBesideFirstDeliveries(value, to: delivery)
@@ -423,7 +420,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
                 let record = unsafeDowncast($0, to: Record.self)
                 lock.lock()
                 let action = machine.reach(ObjectIdentifier(record), with: waiting)
-                machine._checkInvariants()
+                _checkInvariants()
                 lock.unlock()
                 switch action {
                 case .deliver: record.handler?(value)
@@ -437,7 +434,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// that nobody disturbed ends with one compare-and-exchange, without the lock.
     @inlinable
     final func finishRound() {
-        if round.compareExchange(expected: ThreadID.current, desired: 0) {
+        if lock.exchangeRound(expected: ThreadID.current, desired: 0) {
             return
         }
         lock.lock()
@@ -449,10 +446,10 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     @usableFromInline
     final func finishRoundAndUnlock() {
         assert(lock.isHeldByCurrentThread)
-        machine._checkInvariants()
+        _checkInvariants()
         while carryOutAndUnlock(machine.nextStep()) {
             lock.lock()
-            machine._checkInvariants()
+            _checkInvariants()
         }
     }
 
@@ -467,7 +464,8 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
             Dispatcher.withScope(next.scope) { deliverRound(Self.element(of: next), to: delivery) }
             return true
         case .ended(let left, let leftBeforeJoining):
-            machine._checkInvariants()
+            lock.storeRound(0)
+            _checkInvariants()
             lock.unlock()
             // Let go of outside the lock: a handler's captures may run user deinit code.
             for reference in left {
@@ -488,8 +486,9 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
 ///
 /// It is the one allocation of an `observe` on ``ExecuteQueue/current``, so keep it small:
 /// 56 bytes, glibc's 64-byte size class (issue 23's budget of 88 bytes per observer, with
-/// the slab's slot: 72.3 at 1,000 observers). `Dust` keeps its cleaned flag and an
-/// observer's link in one word for this. One more field once made observe + clean 20–40% slower
+/// the slab's slot: 72.3 at 1,000 observers). `Dust` keeps its state in one enum word, which
+/// holds the core's lock (the way back to the core) until the observer is cleaned. One more
+/// field once made observe + clean 20–40% slower
 /// (`Benchmarks/compare --filter 'observe.*'`). Rare state belongs in the core, or in the
 /// subclass for observers on a queue (`MailboxObserverRecord`).
 @usableFromInline
@@ -507,7 +506,7 @@ class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable {
     final var handler: (@Sendable (Element) -> Void)?
 
     @usableFromInline
-    init(link: ObserverLink, handler: @escaping @Sendable (Element) -> Void) {
+    init(link: CoreLock, handler: @escaping @Sendable (Element) -> Void) {
         self.handler = handler
         super.init(link: link)
     }
@@ -516,7 +515,7 @@ class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable {
     /// `MailboxObserverRecord` for the others.
     @inlinable
     static func make(
-        link: ObserverLink, queue: ExecuteQueue, handler: @escaping @Sendable (Element) -> Void
+        link: CoreLock, queue: ExecuteQueue, handler: @escaping @Sendable (Element) -> Void
     ) -> ObserverRecord {
         if case .current = queue {
             return ObserverRecord(link: link, handler: handler)
@@ -537,7 +536,7 @@ final class MailboxObserverRecord<Element: Sendable>: ObserverRecord<Element>, @
     let mailbox: Mailbox<Element>
 
     @usableFromInline
-    init(link: ObserverLink, queue: ExecuteQueue, handler: @escaping @Sendable (Element) -> Void) {
+    init(link: CoreLock, queue: ExecuteQueue, handler: @escaping @Sendable (Element) -> Void) {
         let mailbox: Mailbox<Element>
         switch queue {
         case .current:
