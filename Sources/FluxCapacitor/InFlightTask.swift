@@ -119,18 +119,21 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
     }
 
     /// Runs `operation` in a new Swift task (which inherits the caller's task-locals, the
-    /// dispatcher scope among them), unless the task was cancelled already. The Swift task
-    /// is made holding the mutex that a cancellation takes first, so that every
-    /// cancellation finds it, also one the work makes on its first line.
+    /// dispatcher scope among them). The Swift task is made holding the mutex that a
+    /// cancellation takes first, so that every cancellation finds it, also one the work
+    /// makes on its first line; a task cancelled already (by a start or a cancel racing
+    /// this one) has its Swift task cancelled at once, so its work sees it from its first
+    /// line.
     func begin(_ operation: @escaping @Sendable (InFlightTask) async -> Void) {
-        withPhase { phase in
-            guard case .starting = phase, !isCleanedLocked else { return }
-            phase = .running(
-                Task {
-                    await operation(self)
-                    self.end()
-                })
+        let cancelledAlready: Task<Void, Never>? = withPhase { phase in
+            let task = Task {
+                await operation(self)
+                self.end()
+            }
+            phase = .running(task)
+            return isCleanedLocked ? task : nil
         }
+        cancelledAlready?.cancel()
     }
 
     /// Whether a dispatch of the work may be reduced now (the task is not cancelled), and

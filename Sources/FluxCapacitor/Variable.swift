@@ -112,8 +112,8 @@ extension PrimitiveValue where Trait == MutableTrait {
     ///   observers are notified of it.
     @inlinable
     public func update<Result>(_ change: (inout Element) throws -> Result) rethrows -> Result {
-        let observation = core.lockForUpdate()
-        defer { core.deliverUpdateAndUnlock(observation) }
+        let update = core.lockForUpdate()
+        defer { core.deliverUpdateAndUnlock(update) }
         return try change(&core.storage)
     }
 }

@@ -67,15 +67,23 @@ final class CoreLock: ManagedBuffer<Unmanaged<ObserverCore>?, cflux_core_lock>, 
 
     // MARK: The core
 
+    /// The core, read and written through the header's pointer: the lock serializes every
+    /// access, and `header` (a class's stored property) would be checked for exclusivity at
+    /// run time, which cost a clean 76 instructions (callgrind, observe + clean).
+    private var core: Unmanaged<ObserverCore>? {
+        get { withUnsafeMutablePointerToHeader { $0.pointee } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee = newValue } }
+    }
+
     /// Called once, at the end of the core's `init`, before the core is shared.
     func attach(_ core: ObserverCore) {
-        header = .passUnretained(core)
+        self.core = .passUnretained(core)
     }
 
     /// Called by the core's `deinit`: from now on `withCore` finds nothing, and no
     /// `withCore` is still running.
     func detach() {
-        withLock { header = nil }
+        withLock { core = nil }
     }
 
     /// Runs `body` with the core, if it is still alive, holding the lock. `body` must not
@@ -84,6 +92,6 @@ final class CoreLock: ManagedBuffer<Unmanaged<ObserverCore>?, cflux_core_lock>, 
         lock()
         defer { unlock() }
         // Unretained: the core cannot finish its deinit while the lock is held (see above).
-        return header?._withUnsafeGuaranteedRef(body)
+        return core?._withUnsafeGuaranteedRef(body)
     }
 }

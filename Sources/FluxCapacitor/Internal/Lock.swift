@@ -40,10 +40,10 @@ final class Lock: ManagedBuffer<LockRank, cflux_mutex>, MutexHolding {
     }
 }
 
-/// What a `Lock` and a value core's `CoreLock` share: a mutex at a stable address, and its
-/// place in the lock order.
+/// What a `Lock`, a value core's `CoreLock` and a striped mutex share: a mutex at a stable
+/// address, and its place in the lock order.
 @usableFromInline
-protocol MutexHolding: AnyObject {
+protocol MutexHolding {
     var mutex: UnsafeMutablePointer<cflux_mutex> { get }
     var rank: LockRank { get }
 }
@@ -119,7 +119,7 @@ enum LockRank: UInt8, Sendable {
     @usableFromInline
     static func willTake(_ lock: some MutexHolding) {
         let rank = lock.rank
-        let address = UInt(bitPattern: ObjectIdentifier(lock))
+        let address = UInt(bitPattern: lock.mutex)
         let conflict = cflux_held_locks_push(address, rank.rawValue, rank == .dispatcher)
         guard conflict >= 0 else { return }
         let held = LockRank(rawValue: cflux_held_lock_rank(conflict)).map(\.name) ?? "an unknown lock"
@@ -132,7 +132,7 @@ enum LockRank: UInt8, Sendable {
     /// Records that the calling thread let go of `lock`.
     @usableFromInline
     static func didRelease(_ lock: some MutexHolding) {
-        cflux_held_locks_remove(UInt(bitPattern: ObjectIdentifier(lock)))
+        cflux_held_locks_remove(UInt(bitPattern: lock.mutex))
     }
     #else
     @inlinable

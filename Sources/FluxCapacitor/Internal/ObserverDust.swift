@@ -50,7 +50,9 @@ class ObserverDust: Dust, @unchecked Sendable {
     /// Lets go of an observer that has left the slab: its handler, then the slab's +1
     /// reference, which keeps it alive until then.
     static func release(_ reference: Unmanaged<ObserverDust>) {
-        reference.takeUnretainedValue().releaseHandler()
+        // Unretained: `reference` is the +1 this releases just after (a retain and release
+        // of its own cost observe + clean 3%).
+        reference._withUnsafeGuaranteedRef { $0.releaseHandler() }
         reference.release()
     }
 

@@ -18,9 +18,17 @@ struct ObserverSlab {
     @usableFromInline
     typealias Index = UInt32
 
-    /// The slots; their counts are the header.
+    /// The slots; their counts are the header, read and written through its pointer (a
+    /// `ManagedBuffer`'s `header` is a stored property of a class, and each access of it
+    /// would be checked for exclusivity at run time, which cost a set a third more: the
+    /// value core's lock serializes them already).
     @usableFromInline
-    final class Buffer: ManagedBuffer<Counts, Slot> {}
+    final class Buffer: ManagedBuffer<Counts, Slot> {
+        @inlinable
+        var counts: UnsafeMutablePointer<Counts> {
+            withUnsafeMutablePointerToHeader { $0 }
+        }
+    }
 
     /// How many slots are used (filled or emptied since the last compaction), how many of
     /// those hold an observer, and how many there are.
@@ -48,35 +56,36 @@ struct ObserverSlab {
 
     @inlinable
     var count: Int {
-        buffer?.header.count ?? 0
+        buffer?.counts.pointee.count ?? 0
     }
 
     @inlinable
     var live: Int {
-        buffer?.header.live ?? 0
+        buffer?.counts.pointee.live ?? 0
     }
 
     /// Whether at least half the slots in use are empty (and there are enough of them for
     /// compacting to be worth it).
     @inlinable
     var isSparse: Bool {
-        guard let counts = buffer?.header else { return false }
+        guard let counts = buffer?.counts.pointee else { return false }
         return counts.count >= 16 && counts.live * 2 < counts.count
     }
 
     /// Puts `observer` in the next slot, holding a +1 reference to it; returns the slot.
     @inlinable
     mutating func append(_ observer: ObserverDust) -> Index {
-        if buffer == nil || buffer!.header.count == buffer!.header.capacity {
+        if buffer == nil || buffer!.counts.pointee.count == buffer!.counts.pointee.capacity {
             grow()
         }
         // `grow()` made room.
         let buffer = self.buffer!
-        let slot = buffer.header.count
+        let counts = buffer.counts
+        let slot = counts.pointee.count
         // The slot holds a +1 reference (given back by `remove(at:)`).
         buffer.withUnsafeMutablePointerToElements { $0[slot] = .passRetained(observer) }
-        buffer.header.count += 1
-        buffer.header.live += 1
+        counts.pointee.count += 1
+        counts.pointee.live += 1
         // Fits: `grow()` keeps the capacity within `Index`.
         return Index(truncatingIfNeeded: slot)
     }
@@ -91,9 +100,10 @@ struct ObserverSlab {
             defer { slots[Int(slot)] = nil }
             return slots[Int(slot)]!
         }
-        buffer.header.live -= 1
-        if buffer.header.live == 0 {
-            buffer.header.count = 0
+        let counts = buffer.counts
+        counts.pointee.live -= 1
+        if counts.pointee.live == 0 {
+            counts.pointee.count = 0
         }
         return reference
     }
@@ -101,22 +111,22 @@ struct ObserverSlab {
     /// Moves the observers to the front, in order, telling `moved` each one's new slot.
     mutating func compact(_ moved: (ObserverDust, Index) -> Void) {
         guard let buffer else { return }
-        let count = buffer.header.count
+        let count = buffer.counts.pointee.count
         let kept = buffer.withUnsafeMutablePointerToElements { slots in
             var target = 0
             for source in 0..<count {
                 guard let reference = slots[source] else { continue }
                 if source != target {
                     slots[target] = reference
-                    // The slab holds a +1 reference to each observer in it.
-                    moved(reference.takeUnretainedValue(), Index(truncatingIfNeeded: target))
+                    // Unretained: the slab holds a +1 reference to each observer in it.
+                    reference._withUnsafeGuaranteedRef { moved($0, Index(truncatingIfNeeded: target)) }
                 }
                 target += 1
             }
             (slots + target).update(repeating: nil, count: count - target)
             return target
         }
-        buffer.header.count = kept
+        buffer.counts.pointee.count = kept
     }
 
     /// Takes every observer out, for the caller to release (their +1 references), and lets
@@ -125,7 +135,7 @@ struct ObserverSlab {
         guard let buffer else { return [] }
         self.buffer = nil
         return buffer.withUnsafeMutablePointerToElements { slots in
-            (0..<buffer.header.count).compactMap { slots[$0] }
+            (0..<buffer.counts.pointee.count).compactMap { slots[$0] }
         }
     }
 
@@ -150,7 +160,7 @@ struct ObserverSlab {
     @usableFromInline
     mutating func grow() {
         let old = buffer
-        let oldCapacity = old?.header.capacity ?? 0
+        let oldCapacity = old?.counts.pointee.capacity ?? 0
         let capacity = Swift.max(4, oldCapacity * 2)
         // (As `UInt`: on 32-bit platforms, watchOS's arm64_32, `Int` cannot hold `Index.max`.)
         precondition(
@@ -158,7 +168,7 @@ struct ObserverSlab {
             "A value has more than \(UInt(Index.max) / 2 + 1) observers; FluxCapacitor counts observers in 32 bits.")
         let grown = unsafeDowncast(
             Buffer.create(minimumCapacity: capacity) { _ in
-                Counts(count: old?.header.count ?? 0, live: old?.header.live ?? 0, capacity: capacity)
+                Counts(count: old?.counts.pointee.count ?? 0, live: old?.counts.pointee.live ?? 0, capacity: capacity)
             }, to: Buffer.self)
         grown.withUnsafeMutablePointerToElements { slots in
             if let old {
@@ -177,7 +187,7 @@ extension ObserverSlab {
     /// its slot: compiled in only with `FLUXCAPACITOR_INTERNAL_CHECKS`.
     func _checkInvariants() {
         guard let buffer else { return }
-        let counts = buffer.header
+        let counts = buffer.counts.pointee
         precondition(
             0 <= counts.live && counts.live <= counts.count && counts.count <= counts.capacity,
             "ObserverSlab: internal inconsistency: counts (live \(counts.live), count \(counts.count), "

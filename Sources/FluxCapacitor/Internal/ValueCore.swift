@@ -49,38 +49,49 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// Sets the value. If it was ever read through `.value`, the registrar hears of the
     /// change (`setTellingObservationAndUnlock`).
     ///
-    /// The walk of a set (`Internal/README.md`): this, `lockForChange()`, the machine's
-    /// `change`, and on this thread `deliverRound`, which calls each observer's handler.
+    /// The walk of a set (`Internal/README.md`): this, `deliverChangeAndUnlock` and the
+    /// machine's `change`, and on this thread `deliverRound`, which calls each observer's
+    /// handler.
     @inlinable
     func set(_ newValue: Element) {
         var replaced = newValue
         if lock.isHeldByCurrentThread {
             accessedWhileBeingModified()
         }
-        lockForChange()
-        if let observation {
-            setTellingObservationAndUnlock(&replaced, observation)
-        } else {
+        lock.lock()
+        if lock.loadRound() == 0 && observation == nil {
+            // The usual set: no round runs, and nothing read the value through `.value`.
             swap(&storage, &replaced)
-            deliverChangeAndUnlock(storage)
+            deliverChangeAndUnlock(storage, round: .idle)
+        } else {
+            setAndUnlock(&replaced)
         }
         // The old value goes here, after the unlock: its deinit may reach this value.
         withExtendedLifetime(replaced) {}
     }
 
-    /// `set` of a value that was read through `.value`: the registrar hears `willSet`
-    /// before the change (without the lock, since trackers run there and may read the
-    /// value) and `didSet` after the observers of this round ran. Call with `lock` held;
-    /// unlocks. `newValue` is swapped for the value it replaces.
+    /// `set` when a round or a first value is being delivered, or when the value was read
+    /// through `.value`: waits its turn behind another thread's round (`waitForTurnLocked`),
+    /// and tells the registrar `willSet` before the change (without the lock, since
+    /// trackers run there and may read the value) and `didSet` after the observers of this
+    /// round ran. Call with `lock` held; unlocks. `newValue` is swapped for the value it
+    /// replaces.
     @inlinable
-    func setTellingObservationAndUnlock(_ newValue: inout Element, _ observation: ObservationBridge) {
+    @inline(__always)
+    func setAndUnlock(_ newValue: inout Element) {
         assert(lock.isHeldByCurrentThread)
-        lock.unlock()
-        observation.willSet()
-        lockForChange()
+        // Unretained: the core holds the bridge (+1) until its deinit, and this call holds
+        // the core.
+        let observation = self.observation
+        if let observation {
+            lock.unlock()
+            observation._withUnsafeGuaranteedRef { $0.willSet() }
+            lock.lock()
+        }
+        let round = waitForTurnLocked()
         swap(&storage, &newValue)
-        deliverChangeAndUnlock(storage)
-        observation.didSet()
+        deliverChangeAndUnlock(storage, round: round)
+        observation?._withUnsafeGuaranteedRef { $0.didSet() }
     }
 
     /// The value, for the library's own reads: a derived value comparing with what it
@@ -105,29 +116,46 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// Returns the bridge to Observation if the value was ever read through `.value`, after
     /// telling its registrar `willSet`.
     @inlinable
-    func lockForUpdate() -> ObservationBridge? {
+    func lockForUpdate() -> Update {
         if lock.isHeldByCurrentThread {
             accessedWhileBeingModified()
         }
-        lockForChange()
+        lock.lock()
+        let round = waitForTurnLocked()
         guard let observation else {
             // Nothing read the value through `.value` yet, and nothing can until the
             // change ends: reads need the lock.
-            return nil
+            return Update(observation: nil, round: round)
         }
         lock.unlock()
-        observation.willSet()
-        lockForChange()
-        return observation
+        // Unretained: as in `setAndUnlock`.
+        observation._withUnsafeGuaranteedRef { $0.willSet() }
+        lock.lock()
+        return Update(observation: observation, round: waitForTurnLocked())
+    }
+
+    /// What `lockForUpdate()` found, for `deliverUpdateAndUnlock(_:)`.
+    @usableFromInline
+    struct Update {
+        @usableFromInline
+        let observation: Unmanaged<ObservationBridge>?
+        @usableFromInline
+        let round: ValueCoreStateMachine.Round
+
+        @inlinable
+        init(observation: Unmanaged<ObservationBridge>?, round: ValueCoreStateMachine.Round) {
+            self.observation = observation
+            self.round = round
+        }
     }
 
     /// Ends a change begun with `lockForUpdate()`: delivers the new value, unlocks, and
-    /// tells the registrar `didSet` if `lockForUpdate()` returned a bridge.
+    /// tells the registrar `didSet` if `lockForUpdate()` found a bridge.
     @inlinable
-    func deliverUpdateAndUnlock(_ observation: ObservationBridge?) {
+    func deliverUpdateAndUnlock(_ update: Update) {
         assert(lock.isHeldByCurrentThread)
-        deliverChangeAndUnlock(storage)
-        observation?.didSet()
+        deliverChangeAndUnlock(storage, round: update.round)
+        update.observation?._withUnsafeGuaranteedRef { $0.didSet() }
     }
 
     /// Locks `lock`; traps if this thread already holds it, which only a change inside
@@ -253,12 +281,13 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
 
     /// Delivers `value` (stored already, or sent) as the machine's `change` says: as a
     /// round on this thread, or handed over to the round that runs. Call with `lock`
-    /// held; unlocks.
+    /// held (by `lockForChange()`, which found `round`); unlocks.
     @inlinable
-    final func deliverChangeAndUnlock(_ value: Element) {
+    @inline(__always)
+    final func deliverChangeAndUnlock(_ value: Element, round: ValueCoreStateMachine.Round) {
         assert(lock.isHeldByCurrentThread)
         let thread = ThreadID.current
-        switch machine.change(value, round: roundLocked(), thread: thread) {
+        switch machine.change(value, round: round, thread: thread) {
         case .deliverRound(let delivery):
             lock.storeRound(thread)
             lock.unlock()
@@ -273,8 +302,8 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// Delivers `value` to every observer, without storing it: what a ``Sink`` sends.
     @inlinable
     final func send(_ value: Element) {
-        lockForChange()
-        deliverChangeAndUnlock(value)
+        lock.lock()
+        deliverChangeAndUnlock(value, round: waitForTurnLocked())
     }
 
     /// A value the machine held (handed over, or queued behind a first value), back as the
@@ -386,15 +415,18 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
 
     /// Calls every observer of `delivery` with `value`, on its queue.
     @inlinable
+    @inline(__always)
     final func deliverRound(_ value: Element, to delivery: ValueCoreStateMachine.Delivery) {
         if delivery.besideFirstDeliveries {
             deliverRoundBesideFirstDeliveries(value, to: delivery)
             return
         }
-        guard let slots = delivery.slots else { return }
-        for slot in 0..<delivery.count {
+        guard var slot = delivery.slots else { return }
+        let end = slot + delivery.count
+        while slot < end {
+            defer { slot += 1 }
             // Re-read each slot: an observer may have cleaned a later one.
-            if let reference = slots[slot] {
+            if let reference = slot.pointee {
                 // Unretained: the slab holds a +1 reference to each observer in it, and
                 // only this thread (the drainer) takes one out during the round, after
                 // its call. Every observer in this core's slab is a `Record`.

@@ -41,11 +41,28 @@ struct ValueCoreStateMachine {
     /// (`ObserverCore.roundLocked()`, which also flags a running round, so that its drainer
     /// ends it under the lock and finds what the event hands it).
     @usableFromInline
-    enum Round: Equatable {
+    struct Round: Equatable {
+        /// The thread that delivers the round, or 0 for none. (A struct of one word, not an
+        /// enum with a payload, so that "no round" is one comparison on a hot path.)
+        @usableFromInline
+        let drainer: UInt
+
+        @inlinable
+        init(drainer: UInt) {
+            self.drainer = drainer
+        }
+
         /// No round runs.
-        case idle
+        @inlinable
+        static var idle: Round {
+            Round(drainer: 0)
+        }
+
         /// `drainer` delivers a round.
-        case running(drainer: UInt)
+        @inlinable
+        static func running(drainer: UInt) -> Round {
+            Round(drainer: drainer)
+        }
     }
 
     /// A value waiting for a round or behind a first value, with the dispatcher scope it
@@ -236,10 +253,10 @@ struct ValueCoreStateMachine {
             observer.place = .inSlab(observers.append(observer))
             return .deliverLoneFirstValue
         }
-        if case .running(let drainer) = round {
+        if round != .idle {
             observer.place = .joining
             work().waiting.append(.join(observer))
-            if drainer == thread {
+            if round.drainer == thread {
                 return wantsFirst ? .deliverFirstValueInOwnRound : .nothing
             }
         } else {
