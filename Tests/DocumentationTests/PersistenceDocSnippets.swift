@@ -65,7 +65,8 @@ enum PersistedFavoritesSample {
         typealias DispatchStateType = Dispatcher.Favorite
 
         let favorites: Constant<[GitHub.Repository]>
-        private let _favorites = Variable<[GitHub.Repository]>([], persistedAs: "favorites", in: storage)
+        private let _favorites = Variable<[GitHub.Repository]>(
+            [], persistedAs: "favorites", in: storage)
 
         required init() {
             favorites = Constant(_favorites)
@@ -150,9 +151,9 @@ func persistenceErrorKindSample(error: PersistenceError) {
     #expect(storage.reportedErrors.map(\.kind) == [.writeFailed])
 }
 
-// MARK: - DefaultStorage
+// MARK: - Persistence (the default storage)
 
-/// The store of `DefaultStorage`'s samples, which persists in the default storage.
+/// The store of `Persistence`'s samples, which persists in the default storage.
 extension Dispatcher {
     enum Bookmark: DispatchState, Equatable {
         typealias RelatedStoreType = BookmarkStore
@@ -176,7 +177,8 @@ final class BookmarkStore: Storable {
     typealias DispatchStateType = Dispatcher.Bookmark
 
     let bookmarks: Constant<[GitHub.Repository]>
-    private let _bookmarks = Variable<[GitHub.Repository]>([], persistedAs: "bookmarks")
+    private let _bookmarks = Variable<[GitHub.Repository]>(
+        [], persistedAs: "bookmarks")
 
     required init() {
         bookmarks = Constant(_bookmarks)
@@ -191,14 +193,14 @@ final class BookmarkStore: Storable {
 
 /// Compiled, never run: it sets the process's default storage to the user's real folder.
 func defaultStorageSetSample() {
-    DefaultStorage.set(FileStorage.applicationSupport(named: "MyApp"))
+    Persistence.setDefaultStorage(FileStorage.applicationSupport(named: "MyApp"))
 }
 
-@Suite("DefaultStorage's samples", .isolatedDispatcher)
-struct DefaultStorageSamples {
+@Suite("Persistence's samples", .isolatedDispatcher)
+struct PersistenceSamples {
     @Test(.isolatedDispatcher) func aBookmarkIsSaved() {
         let storage = InMemoryStorage()
-        DefaultStorage.withCurrent(storage) {
+        Persistence.withDefaultStorage(storage) {
             let store = BookmarkStore.instantiate()
             BookmarkAction().invoke(.add(fluxCapacitor))
             storage.flush()
@@ -207,24 +209,26 @@ struct DefaultStorageSamples {
         }
     }
 
-    @Test func currentSample() {
-        DefaultStorage.withCurrent(InMemoryStorage()) {
-            if DefaultStorage.current == nil { print("the bookmarks will not be saved") }
-            #expect(DefaultStorage.current != nil)
+    @Test func defaultStorageSample() {
+        Persistence.withDefaultStorage(InMemoryStorage()) {
+            if Persistence.defaultStorage == nil {
+                print("the bookmarks will not be saved")
+            }
+            #expect(Persistence.defaultStorage != nil)
         }
     }
 
-    @Test func withCurrentSample() {
-        let store = DefaultStorage.withCurrent(InMemoryStorage()) { BookmarkStore.instantiate() }
-        DefaultStorage.withCurrent(InMemoryStorage()) {
+    @Test func withDefaultStorageSample() {
+        let store = Persistence.withDefaultStorage(InMemoryStorage()) { BookmarkStore.instantiate() }
+        Persistence.withDefaultStorage(InMemoryStorage()) {
             BookmarkAction().invoke(.add(fluxCapacitor))
         }
         #expect(store.bookmarks.value == [fluxCapacitor])
     }
 
-    @Test func asyncWithCurrentSample() async {
-        let store = DefaultStorage.withCurrent(InMemoryStorage()) { BookmarkStore.instantiate() }
-        await DefaultStorage.withCurrent(InMemoryStorage()) {
+    @Test func asyncWithDefaultStorageSample() async {
+        let store = Persistence.withDefaultStorage(InMemoryStorage()) { BookmarkStore.instantiate() }
+        await Persistence.withDefaultStorage(InMemoryStorage()) {
             await BookmarkAction().addLater(fluxCapacitor)
         }
         #expect(store.bookmarks.value == [fluxCapacitor])

@@ -134,14 +134,15 @@ struct HistoryAction: Actionable {
 
 /// Compiled, never run: it sets the process's default storage to the user's real folder.
 func setTheAppsStorage() {
-    DefaultStorage.set(FileStorage.applicationSupport(named: "MyApp"))
+    Persistence.setDefaultStorage(FileStorage.applicationSupport(named: "MyApp"))
 }
 
 /// Compiled, never run: it sets the process's default storage.
 func setAStorageInAFolder() {
     let storage = FileStorage(directory: URL(fileURLWithPath: "/var/lib/my-tool"))
-    DefaultStorage.set(storage)
-    let settings = Variable([String: String](), persistedAs: "settings", in: storage)
+    Persistence.setDefaultStorage(storage)
+    let settings = Variable(
+        [String: String](), persistedAs: "settings", in: storage)
     _ = settings
 }
 
@@ -149,7 +150,8 @@ final class BookmarkStore: Storable {
     typealias DispatchStateType = Dispatcher.Bookmark
 
     let bookmarks: Constant<[GitHub.Repository]>
-    private let _bookmarks = Variable<[GitHub.Repository]>([], persistedAs: "bookmarks")
+    private let _bookmarks = Variable<[GitHub.Repository]>(
+        [], persistedAs: "bookmarks")
 
     required init() {
         bookmarks = Constant(_bookmarks)
@@ -186,7 +188,7 @@ final class HistoryStore: Storable {
 
 @Test(.isolatedDispatcher) func aSearchIsKeptInTheHistory() {
     let storage = InMemoryStorage()
-    DefaultStorage.withCurrent(storage) {
+    Persistence.withDefaultStorage(storage) {
         let store = HistoryStore.instantiate()
         HistoryAction().invoke(.searched("flux"))
         storage.flush()

@@ -60,7 +60,7 @@ extension RepositoryListModel {
 func previewBookmarkStore() throws -> BookmarkStore {
     let storage = InMemoryStorage()
     storage.seed(try JSONEncoder().encode([GitHub.Repository(name: "FluxCapacitor")]), in: "bookmarks")
-    return DefaultStorage.withCurrent(storage) {
+    return Persistence.withDefaultStorage(storage) {
         Dispatcher.withCurrent(Dispatcher()) { BookmarkStore.instantiate() }
     }
 }
