@@ -16,6 +16,9 @@ public enum ImmutableTrait: ValueTrait, Sendable {}
 ///     repositories = Constant(_repositories)
 /// }
 /// ```
+///
+/// `Constant<Element>` is ``PrimitiveValue`` with the ``ImmutableTrait``: its members are
+/// `PrimitiveValue`'s, those its page lists, and those it shares with ``Variable``.
 public typealias Constant<Element: Sendable> = PrimitiveValue<ImmutableTrait, Element>
 
 extension PrimitiveValue where Trait == ImmutableTrait {

@@ -16,6 +16,9 @@ public enum MutableTrait: ValueTrait, Sendable {}
 ///
 /// Stores keep their state in private `Variable`s, change them in `reduce(with:)`, and
 /// expose them as ``Constant``s.
+///
+/// `Variable<Element>` is ``PrimitiveValue`` with the ``MutableTrait``: its members are
+/// `PrimitiveValue`'s, those its page lists, and those it shares with ``Constant``.
 public typealias Variable<Element: Sendable> = PrimitiveValue<MutableTrait, Element>
 
 extension PrimitiveValue where Trait == MutableTrait {
