@@ -1,7 +1,8 @@
 /// The trait of a ``Constant``: its value can be read, not set.
 ///
 /// ```swift
-/// let count: PrimitiveValue<ImmutableTrait, Int> = Constant(_count)  // what `Constant<Int>` spells
+/// // what `Constant<Int>` spells:
+/// let count: PrimitiveValue<ImmutableTrait, Int> = Constant(_count)
 /// ```
 public enum ImmutableTrait: ValueTrait, Sendable {}
 

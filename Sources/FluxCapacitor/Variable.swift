@@ -1,7 +1,8 @@
 /// The trait of a ``Variable``: its value can be read and set.
 ///
 /// ```swift
-/// let count: PrimitiveValue<MutableTrait, Int> = Variable(0)  // what `Variable<Int>` spells
+/// // what `Variable<Int>` spells:
+/// let count: PrimitiveValue<MutableTrait, Int> = Variable(0)
 /// ```
 public enum MutableTrait: ValueTrait, Sendable {}
 
@@ -96,7 +97,8 @@ extension PrimitiveValue where Trait == MutableTrait {
     ///
     /// ```swift
     /// let visits = Variable(0)
-    /// visits.update { $0 += 1 } // from any number of threads at once: no visit is lost
+    /// // from any number of threads at once: no visit is lost
+    /// visits.update { $0 += 1 }
     /// let jobs = Variable<[String]>(["index", "build"])
     /// let next = jobs.update { $0.popLast() } // "build"
     /// ```

@@ -23,7 +23,8 @@ let package = Package(
             name: "counter",
             dependencies: [
                 .product(name: "FluxCapacitor", package: "FluxCapacitor"),
-                .product(name: "FluxCapacitorPersistence", package: "FluxCapacitor"),
+                .product(
+                    name: "FluxCapacitorPersistence", package: "FluxCapacitor"),
             ]
         ),
         .testTarget(

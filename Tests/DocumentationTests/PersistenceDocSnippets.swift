@@ -30,13 +30,15 @@ struct Logger: Sendable {
 
 func persistentStorageSample() {
     let storage = FileStorage.applicationSupport(named: "repository-search")
-    let favorites = Variable<[GitHub.Repository]>([], persistedAs: "favorites", in: storage)
+    let favorites = Variable<[GitHub.Repository]>(
+        [], persistedAs: "favorites", in: storage)
     _ = favorites
 }
 
 func flushOnTerminationSample() {
     let storage = FileStorage.applicationSupport(named: "my-tool")
-    storage.flushOnTermination()  // SIGINT and SIGTERM no longer lose the last change
+    // SIGINT and SIGTERM no longer lose the last change
+    storage.flushOnTermination()
 }
 
 // MARK: - Variable+Persistence
@@ -85,13 +87,16 @@ enum PersistedFavoritesSample {
 
 func fileStorageSample(temporaryDirectory: URL) {
     let storage = FileStorage.applicationSupport(named: "repository-search")
-    let tests = FileStorage(directory: temporaryDirectory, coalescingInterval: .zero)
+    let tests = FileStorage(
+        directory: temporaryDirectory, coalescingInterval: .zero)
     _ = (storage, tests)
 }
 
 func fileStorageErrorSample(url: URL) {
     let storage = FileStorage(directory: url) { error in
-        if let failure = error.underlyingError as? FileStorageError, failure.code == .ENOSPC {
+        if let failure = error.underlyingError as? FileStorageError,
+            failure.code == .ENOSPC
+        {
             showDiskFullAlert()
         }
     }
@@ -103,7 +108,9 @@ func fileStorageErrorUnderlyingErrorSample(failure: FileStorageError) {
 }
 
 func fileStorageErrorInitSample(descriptor: Int32, path: String) throws {
-    guard fsync(descriptor) == 0 else { throw FileStorageError(operation: "syncing", path: path) }
+    guard fsync(descriptor) == 0 else {
+        throw FileStorageError(operation: "syncing", path: path)
+    }
 }
 
 // MARK: - PersistenceError
@@ -115,8 +122,10 @@ func persistenceErrorSample(url: URL, logger: Logger) {
 
 func persistenceErrorKindSample(error: PersistenceError) {
     switch error.kind {
-    case .incompatible(let setAsideAs): print("kept the old data as \(setAsideAs ?? "nothing")")
-    case .replacedChangedFile(let keptAs): print("another instance's version is kept as \(keptAs)")
+    case .incompatible(let setAsideAs):
+        print("kept the old data as \(setAsideAs ?? "nothing")")
+    case .replacedChangedFile(let keptAs):
+        print("another instance's version is kept as \(keptAs)")
     case .unreadable, .writeFailed: print(error)
     }
 }
@@ -135,10 +144,13 @@ func persistenceErrorKindSample(error: PersistenceError) {
 @Test func favoritesThatCannotBeDecodedAreKeptAside() {
     let storage = InMemoryStorage()
     storage.seed(Data("not json".utf8), in: "favorites")
-    let favorites = Variable<[String]>([], persistedAs: "favorites", in: storage)
+    let favorites = Variable<[String]>(
+        [], persistedAs: "favorites", in: storage)
     #expect(favorites.value == [])
     #expect(storage.contents(of: "favorites.corrupt") == Data("not json".utf8))
-    #expect(storage.reportedErrors.map(\.kind) == [.incompatible(setAsideAs: "favorites.corrupt")])
+    #expect(
+        storage.reportedErrors.map(\.kind)
+            == [.incompatible(setAsideAs: "favorites.corrupt")])
 }
 
 @Test func aFullDiskIsReportedAndTheValueKeepsWorking() {

@@ -57,13 +57,17 @@ func observeAndClean(store: RepositoryStore, dustBuster: DustBuster) {
 }
 
 func derive(from store: RepositoryStore) -> (Constant<String>, Constant<Bool>) {
-    let counter: Constant<String> = store.repositories.map { "\($0.count) repositories" }
+    let counter: Constant<String> = store.repositories.map {
+        "\($0.count) repositories"
+    }
     let isFetching: Constant<Bool> = store.isRepositoryFetching.removeDuplicates()
     return (counter, isFetching)
 }
 
 func combine(from store: RepositoryStore) -> Constant<String> {
-    let status = Constant(combining: store.repositories, store.isRepositoryFetching) { repositories, isFetching in
+    let status = Constant(
+        combining: store.repositories, store.isRepositoryFetching
+    ) { repositories, isFetching in
         isFetching ? "loading…" : "\(repositories.count) repositories"
     }
     return status
@@ -81,10 +85,12 @@ final class RepositoryListViewModel {
     private(set) var counter = ""
 
     init(store: RepositoryStore = .instantiate()) {
-        store.repositories.observe(duringScopeOf: self) { viewModel, repositories in
+        store.repositories.observe(duringScopeOf: self) {
+            viewModel, repositories in
             viewModel.titles = repositories.map(\.name)
         }
-        store.repositories.map { "\($0.count) repositories" }.bind(to: self, \.counter)
+        store.repositories.map { "\($0.count) repositories" }
+            .bind(to: self, \.counter)
     }
 }
 
