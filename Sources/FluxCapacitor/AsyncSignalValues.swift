@@ -64,7 +64,8 @@ extension Signal {
     /// what a slow consumer has not taken according to `bufferingPolicy`.
     ///
     /// ```swift
-    /// for await repository in store.saved.values(bufferingPolicy: .bufferingNewest(1)) {
+    /// let saves = store.saved.values(bufferingPolicy: .bufferingNewest(1))
+    /// for await repository in saves {
     ///     showToast("\(repository.name) saved to favorites")  // the latest one only
     /// }
     /// ```

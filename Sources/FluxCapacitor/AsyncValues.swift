@@ -142,7 +142,8 @@ extension PrimitiveValue {
     /// consumer has not taken according to `bufferingPolicy`.
     ///
     /// ```swift
-    /// for await repositories in store.repositories.values(bufferingPolicy: .bufferingNewest(1)) {
+    /// let states = store.repositories.values(bufferingPolicy: .bufferingNewest(1))
+    /// for await repositories in states {
     ///     render(repositories)  // always the latest state, never a backlog
     /// }
     /// ```

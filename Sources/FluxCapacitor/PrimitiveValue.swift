@@ -32,6 +32,9 @@ public protocol ValueTrait {}
 /// glue code. Observation calls its trackers on the thread that changes the value: change
 /// the values views read on the main actor (dispatch from main-actor code), or copy values
 /// that change elsewhere into main-actor state with ``bind(to:_:)``.
+///
+/// A value is used as a ``Variable`` or a ``Constant``, the two names of its two traits;
+/// their pages list the members each has.
 public final class PrimitiveValue<Trait: ValueTrait, Element: Sendable>: Sendable {
     @usableFromInline
     let core: ValueCore<Element>

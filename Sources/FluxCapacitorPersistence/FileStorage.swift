@@ -16,7 +16,8 @@ import Darwin
 ///
 /// ```swift
 /// let storage = FileStorage.applicationSupport(named: "repository-search")
-/// let tests = FileStorage(directory: temporaryDirectory, coalescingInterval: .zero)
+/// let tests = FileStorage(
+///     directory: temporaryDirectory, coalescingInterval: .zero)
 /// ```
 ///
 /// A write goes to a temporary file beside the slot's, which is flushed to disk and then

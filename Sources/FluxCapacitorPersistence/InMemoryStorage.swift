@@ -101,10 +101,13 @@ public final class InMemoryStorage: PersistentStorage, @unchecked Sendable {
     /// @Test func favoritesThatCannotBeDecodedAreKeptAside() {
     ///     let storage = InMemoryStorage()
     ///     storage.seed(Data("not json".utf8), in: "favorites")
-    ///     let favorites = Variable<[String]>([], persistedAs: "favorites", in: storage)
+    ///     let favorites = Variable<[String]>(
+    ///         [], persistedAs: "favorites", in: storage)
     ///     #expect(favorites.value == [])
     ///     #expect(storage.contents(of: "favorites.corrupt") == Data("not json".utf8))
-    ///     #expect(storage.reportedErrors.map(\.kind) == [.incompatible(setAsideAs: "favorites.corrupt")])
+    ///     #expect(
+    ///         storage.reportedErrors.map(\.kind)
+    ///             == [.incompatible(setAsideAs: "favorites.corrupt")])
     /// }
     /// ```
     ///

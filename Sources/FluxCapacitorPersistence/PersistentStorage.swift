@@ -15,7 +15,8 @@ import Darwin
 ///
 /// ```swift
 /// let storage = FileStorage.applicationSupport(named: "repository-search")
-/// let favorites = Variable<[GitHub.Repository]>([], persistedAs: "favorites", in: storage)
+/// let favorites = Variable<[GitHub.Repository]>(
+///     [], persistedAs: "favorites", in: storage)
 /// ```
 ///
 /// FluxCapacitor ships ``FileStorage`` and ``InMemoryStorage``. A storage of your own must
@@ -98,7 +99,8 @@ extension PersistentStorage {
     ///
     /// ```swift
     /// let storage = FileStorage.applicationSupport(named: "my-tool")
-    /// storage.flushOnTermination() // SIGINT and SIGTERM no longer lose the last change
+    /// // SIGINT and SIGTERM no longer lose the last change
+    /// storage.flushOnTermination()
     /// ```
     ///
     /// A signal the process was started ignoring (a background job's `SIGINT`) stays

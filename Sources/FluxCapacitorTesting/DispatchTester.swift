@@ -7,7 +7,8 @@ public import FluxCapacitor
 /// line-by-line diff (`−` expected, `+` actual).
 ///
 /// ```swift
-/// @Test(.isolatedDispatcher) func fetchingTurnsTheFlagOnAroundTheRepositories() async {
+/// @Test(.isolatedDispatcher)
+/// func fetchingTurnsTheFlagOnAroundTheRepositories() async {
 ///     let tester = DispatchTester(of: Dispatcher.Repository.self)
 ///     let action = RepositoryAction(session: StubSession(found: [fluxCapacitor]))
 ///     Task { await action.fetchRepositories(ofUser: "marty") }

@@ -31,7 +31,9 @@ import XCTest
 /// ```swift
 /// let tester = DispatchTester(
 ///     of: Dispatcher.Repository.self,
-///     reportingTo: IssueReporter { message, location in print("\(location): \(message)") })
+///     reportingTo: IssueReporter { message, location in
+///         print("\(location): \(message)")
+///     })
 /// ```
 public struct IssueReporter: Sendable {
     private let reportFailure: @Sendable (String, CallLocation) -> Void

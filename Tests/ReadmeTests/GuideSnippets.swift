@@ -24,7 +24,8 @@ struct RepositoryLoader: Actionable, Sendable {
     func load(user login: String) -> InFlightTask? {
         loads.start("load") { task in
             invoke(.isRepositoryFetching(true), unlessCancelled: task)
-            let repositories = (try? await session.repositories(ofUser: login)) ?? []
+            let repositories =
+                (try? await session.repositories(ofUser: login)) ?? []
             invoke(.removeAllRepositories, unlessCancelled: task)
             invoke(.addRepositories(repositories), unlessCancelled: task)
             invoke(.isRepositoryFetching(false), unlessCancelled: task)
@@ -32,10 +33,12 @@ struct RepositoryLoader: Actionable, Sendable {
     }
 }
 
-@Test(.isolatedDispatcher) func loadingTurnsTheFlagOnAroundTheRepositories() async {
+@Test(.isolatedDispatcher)
+func loadingTurnsTheFlagOnAroundTheRepositories() async {
     let found = [GitHub.Repository(name: "FluxCapacitor")]
     let tester = DispatchTester(of: Dispatcher.Repository.self)
-    await RepositoryLoader(session: StubSession(found: found)).load(user: "marty")?.finish()
+    let loader = RepositoryLoader(session: StubSession(found: found))
+    await loader.load(user: "marty")?.finish()
 
     await tester.receive(.isRepositoryFetching(true))
     await tester.receive(.removeAllRepositories)
@@ -47,7 +50,9 @@ struct RepositoryLoader: Actionable, Sendable {
 
 extension RepositoryListModel {
     /// A model over stores of its own, showing `repositories`.
-    static func preview(showing repositories: [GitHub.Repository]) -> RepositoryListModel {
+    static func preview(
+        showing repositories: [GitHub.Repository]
+    ) -> RepositoryListModel {
         let action = RepositoryAction(session: StubSession(found: repositories))
         return Dispatcher.withCurrent(Dispatcher()) {
             let store = RepositoryStore.instantiate()
@@ -59,8 +64,9 @@ extension RepositoryListModel {
 
 func previewBookmarkStore() throws -> BookmarkStore {
     let storage = InMemoryStorage()
-    storage.seed(try JSONEncoder().encode([GitHub.Repository(name: "FluxCapacitor")]), in: "bookmarks")
-    return DefaultStorage.withCurrent(storage) {
+    let bookmarks = [GitHub.Repository(name: "FluxCapacitor")]
+    storage.seed(try JSONEncoder().encode(bookmarks), in: "bookmarks")
+    return Persistence.withDefaultStorage(storage) {
         Dispatcher.withCurrent(Dispatcher()) { BookmarkStore.instantiate() }
     }
 }
@@ -142,7 +148,9 @@ final class NavigationModel {
 
 @Test(.isolatedDispatcher) func aDeepLinkOpensTheRepositoryOverItsUsersList() {
     let store = RouteStore.instantiate()
-    RouteAction().follow([.repositories(user: "marty"), .repository(name: "FluxCapacitor")])
+    RouteAction().follow([
+        .repositories(user: "marty"), .repository(name: "FluxCapacitor"),
+    ])
     RouteAction().back()
     #expect(store.path.value == [.repositories(user: "marty")])
 }
@@ -165,7 +173,8 @@ func logLine(for event: DispatchEvent) -> String? {
     switch event.phase {
     case .willReduce: nil
     case .didReduce: "\(event.storeType) ← \(event.state)"
-    case .droppedWithoutStore: "dropped, no \(event.storeType) alive: \(event.state)"
+    case .droppedWithoutStore:
+        "dropped, no \(event.storeType) alive: \(event.state)"
     }
 }
 
@@ -211,7 +220,7 @@ func swiftLogRecipe() -> (Logger, Dust) {
 // MARK: - ReadingStateInActions.md
 
 extension RepositoryAction {
-    /// Fetches the user's repositories unless the screen already shows them all.
+    /// /// Fetches the user's repositories unless the screen shows them all.
     func fetchRepositories(ofUser login: String, shown: Int, total: Int) async {
         guard shown < total else { return }
         await fetchRepositories(ofUser: login)

@@ -84,8 +84,9 @@ public enum RepositorySearch: Sendable {
 
         // The default storage of the stores made in this run (a store's `init()` takes no
         // arguments). A program with one storage for its whole life would set it once at
-        // launch with `DefaultStorage.set(_:)`; this run is also called by tests, in parallel.
-        let status: Int32 = await DefaultStorage.withCurrent(storage) {
+        // launch with `Persistence.setDefaultStorage(_:)`; this run is also called by tests,
+        // in parallel.
+        let status: Int32 = await Persistence.withDefaultStorage(storage) {
             let store = RepositoryStore.instantiate()
             if options.resetFavorites {
                 // Through the Flux flow, like any change: the store saves the empty list.
