@@ -4,7 +4,9 @@ extension PrimitiveValue where Trait == ImmutableTrait {
     /// of any of them.
     ///
     /// ```swift
-    /// let status = Constant(combining: store.repositories, store.isRepositoryFetching) { repositories, isFetching in
+    /// let status = Constant(
+    ///     combining: store.repositories, store.isRepositoryFetching
+    /// ) { repositories, isFetching in
     ///     isFetching ? "loading…" : "\(repositories.count) repositories"
     /// }
     /// status.observe(on: .main) { print($0) }.cleaned(by: dustBuster)

@@ -282,7 +282,9 @@ public final class Dispatcher: @unchecked Sendable {
     /// ```swift
     /// Dispatcher.shared
     ///     .observeDispatches { event in
-    ///         if event.phase == .droppedWithoutStore { print("dropped:", event.state) }
+    ///         if event.phase == .droppedWithoutStore {
+    ///             print("dropped:", event.state)
+    ///         }
     ///     }
     ///     .cleaned(by: dustBuster)
     /// ```

@@ -9,6 +9,7 @@
 /// With the `RepositoryPager` of ``InFlightTasks``:
 ///
 /// ```swift
+/// // Leaving the screen cancels it:
 /// pager.showRepositories(ofUser: "marty")?.cleaned(by: dustBuster)
 /// ```
 ///
@@ -65,7 +66,8 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
     /// dropped from then on.
     ///
     /// ```swift
-    /// if let fetch = pager.showRepositories(ofUser: "marty"), fetch.isCancelled { print("replaced") }
+    /// let fetch = pager.showRepositories(ofUser: "marty")
+    /// if fetch?.isCancelled == true { print("replaced") }
     /// ```
     public var isCancelled: Bool {
         isCleaned
@@ -212,8 +214,8 @@ extension Actionable {
     ///
     /// ```swift
     /// fetches.start("repositories") { task in
-    ///     let repositories = (try? await session.repositories(ofUser: login)) ?? []
-    ///     invoke(.addRepositories(repositories), unlessCancelled: task)
+    ///     let found = (try? await session.repositories(ofUser: login)) ?? []
+    ///     invoke(.addRepositories(found), unlessCancelled: task)
     /// }
     /// ```
     ///

@@ -12,12 +12,12 @@
 ///     let session: any GitHubSession
 ///     let fetches = InFlightTasks<String>(policy: .cancelRunning)
 ///
-///     /// Opening another user cancels the fetch of the previous one's repositories.
+///     /// Opening another user cancels the fetch of the previous user's.
 ///     @discardableResult
 ///     func showRepositories(ofUser login: String) -> InFlightTask? {
 ///         fetches.start("repositories") { task in
-///             let repositories = (try? await session.repositories(ofUser: login)) ?? []
-///             invoke(.addRepositories(repositories), unlessCancelled: task)
+///             let found = (try? await session.repositories(ofUser: login)) ?? []
+///             invoke(.addRepositories(found), unlessCancelled: task)
 ///         }
 ///     }
 /// }
@@ -71,8 +71,8 @@ public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @u
     ///
     /// ```swift
     /// let fetch = fetches.start("repositories") { task in
-    ///     let repositories = (try? await session.repositories(ofUser: login)) ?? []
-    ///     invoke(.addRepositories(repositories), unlessCancelled: task)
+    ///     let found = (try? await session.repositories(ofUser: login)) ?? []
+    ///     invoke(.addRepositories(found), unlessCancelled: task)
     /// }
     /// fetch?.cleaned(by: dustBuster)
     /// ```
@@ -90,10 +90,13 @@ public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @u
     /// task: dispatch the state that puts it right there, with plain `invoke`:
     ///
     /// ```swift
-    /// fetches.start("repositories", onCancel: { invoke(.isRepositoryFetching(false)) }) { task in
+    /// fetches.start(
+    ///     "repositories",
+    ///     onCancel: { invoke(.isRepositoryFetching(false)) }
+    /// ) { task in
     ///     invoke(.isRepositoryFetching(true), unlessCancelled: task)
-    ///     let repositories = (try? await session.repositories(ofUser: login)) ?? []
-    ///     invoke(.addRepositories(repositories), unlessCancelled: task)
+    ///     let found = (try? await session.repositories(ofUser: login)) ?? []
+    ///     invoke(.addRepositories(found), unlessCancelled: task)
     ///     invoke(.isRepositoryFetching(false), unlessCancelled: task)
     /// }
     /// ```

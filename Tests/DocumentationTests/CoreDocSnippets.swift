@@ -104,7 +104,9 @@ final class FavoriteStore: Storable {
 func observeDispatchesSample(dustBuster: DustBuster) {
     Dispatcher.shared
         .observeDispatches { event in
-            if event.phase == .droppedWithoutStore { print("dropped:", event.state) }
+            if event.phase == .droppedWithoutStore {
+                print("dropped:", event.state)
+            }
         }
         .cleaned(by: dustBuster)
 }
@@ -301,7 +303,9 @@ func mapSample(store: RepositoryStore, dustBuster: DustBuster) {
 }
 
 func combiningSample(store: RepositoryStore, dustBuster: DustBuster) {
-    let status = Constant(combining: store.repositories, store.isRepositoryFetching) { repositories, isFetching in
+    let status = Constant(
+        combining: store.repositories, store.isRepositoryFetching
+    ) { repositories, isFetching in
         isFetching ? "loading…" : "\(repositories.count) repositories"
     }
     status.observe(on: .main) { print($0) }.cleaned(by: dustBuster)

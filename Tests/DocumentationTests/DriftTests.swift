@@ -146,26 +146,12 @@ struct DriftTests {
         }
     }
 
-    /// Files that issue 33's rewrite of the core owns, whose samples it wraps (this check
-    /// came in beside it, on a branch that leaves those files alone). Each must still have
-    /// a line too wide, so that the list cannot outlive its reason: take a file out once its
-    /// samples fit.
-    static let wrappedByTheCoreRewrite: Set<String> = [
-        "Sources/FluxCapacitor/Constant+Combining.swift",
-        "Sources/FluxCapacitor/Dispatcher.swift",
-        "Sources/FluxCapacitor/InFlightTask.swift",
-        "Sources/FluxCapacitor/InFlightTasks.swift",
-    ]
-
     @Test func everyCodeSampleFitsEightyColumns() throws {
         let blocks = try Self.blocks()
         #expect(blocks.count > 100)
-        var wide: Set<String> = []
         for block in blocks {
             for (offset, line) in block.code.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
             where line.count > Self.columns {
-                wide.insert(block.file)
-                guard !Self.wrappedByTheCoreRewrite.contains(block.file) else { continue }
                 Issue.record(
                     """
                     \(block.file):\(block.line + 1 + offset): \(line.count) columns, over \(Self.columns) \
@@ -173,9 +159,6 @@ struct DriftTests {
                     \(line)
                     """)
             }
-        }
-        for file in Self.wrappedByTheCoreRewrite.subtracting(wide).sorted() {
-            Issue.record("\(file): its samples fit now; take it out of wrappedByTheCoreRewrite")
         }
     }
 }
