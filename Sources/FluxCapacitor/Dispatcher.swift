@@ -350,4 +350,3 @@ extension Dispatcher {
         }
     }
 }
-
