@@ -1,0 +1,300 @@
+import Dispatch
+import FluxCapacitor
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The two halves of a ``DispatchFileRecorder``: `take(_:)`, on the dispatching thread,
+/// puts a state in `pending` under `lock`; the writer, on `queue`, takes what is pending,
+/// encodes it, writes it and reports.
+final class RecordingCore: @unchecked Sendable {
+    // Sendable: `lock` guards `pending`, `sequence`, `counts`, `isScheduled`,
+    // `isUrgent`, `seenUnregistered`, `unregistered` and `isFinished`. `file`, `encoder`,
+    // `reported`, `isWriteFailing` and `statisticsWritten` are used on `queue` only (the
+    // writer), which is serial. The states in `pending` are of recorded types, which are
+    // Sendable (`RecordedType.state` requires it): they cross to the queue.
+
+    /// A state heard, waiting for the writer.
+    struct Pending {
+        let sequence: UInt64
+        /// Nanoseconds since 1970, UTC.
+        let time: Int64
+        let type: Int
+        let state: any DispatchState
+    }
+
+    private let types: [DispatchFileRecorder.RecordedType]
+    /// The identifiers of `types`, in the same order: searched from the dispatching thread.
+    private let identifiers: [ObjectIdentifier]
+    /// Each type's name, as a JSON string.
+    private let jsonNames: [Data]
+    private let capacity: Int
+    private let delay: DispatchTimeInterval
+    private let onError: @Sendable (PersistenceError) -> Void
+    private let queue = DispatchQueue(label: "FluxCapacitor.recorder", qos: .utility)
+    private let queueKey = DispatchSpecificKey<Void>()
+
+    private let lock = NSLock()
+    private var pending: [Pending] = []
+    private var sequence: UInt64 = 0
+    private var counts = DispatchFileRecorder.Statistics()
+    private var isScheduled = false
+    private var isUrgent = false
+    private var isFinished = false
+    private var seenUnregistered: Set<ObjectIdentifier> = []
+    /// Types not recorded, heard for the first time, for the writer to report.
+    private var unregistered: [any DispatchState.Type] = []
+
+    // The writer's own, on `queue`.
+    private let file: RecordingFile
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+    private var spare: [Pending] = []
+    private var reportedEncodingFailures: Set<Int> = []
+    private var reportedFallingBehind = false
+    private var isWriteFailing = false
+
+    init(
+        file: RecordingFile, types: [DispatchFileRecorder.RecordedType], bufferCapacity: Int,
+        writeInterval: Duration, onError: @escaping @Sendable (PersistenceError) -> Void
+    ) {
+        self.file = file
+        self.types = types
+        identifiers = types.map(\.identifier)
+        let names = JSONEncoder()
+        names.outputFormatting = [.withoutEscapingSlashes]
+        jsonNames = types.map { (try? names.encode($0.name)) ?? Data(#""?""#.utf8) }
+        capacity = bufferCapacity
+        delay = PersistedSlot.dispatchDelay(writeInterval) ?? .seconds(1)
+        self.onError = onError
+        // Reserved, so that taking a state allocates nothing.
+        pending.reserveCapacity(bufferCapacity)
+        spare.reserveCapacity(bufferCapacity)
+        queue.setSpecific(key: queueKey, value: ())
+    }
+
+    // MARK: The dispatching thread
+
+    /// Takes a dispatched state: its type's number, the time and the next sequence number,
+    /// into `pending`. Never waits for the writer, which the dispatcher's lock may be held for.
+    func take(_ state: any DispatchState) {
+        let identifier = ObjectIdentifier(type(of: state))
+        guard let type = identifiers.firstIndex(of: identifier) else {
+            takeUnregistered(state)
+            return
+        }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let time = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        lock.lock()
+        sequence += 1
+        guard pending.count < capacity, !isFinished else {
+            if !isFinished {
+                counts.droppedWhileBehind += 1
+            }
+            lock.unlock()
+            return
+        }
+        pending.append(Pending(sequence: sequence, time: time, type: type, state: state))
+        let schedule = !isScheduled
+        isScheduled = true
+        let urgent = !isUrgent && pending.count >= capacity / 2
+        if urgent {
+            isUrgent = true
+        }
+        lock.unlock()
+        if schedule {
+            queue.asyncAfter(deadline: .now() + delay) { self.write() }
+        }
+        if urgent {
+            queue.async { self.write() }
+        }
+    }
+
+    private func takeUnregistered(_ state: any DispatchState) {
+        let stateType = type(of: state)
+        let schedule: Bool = lock.withLock {
+            guard !isFinished else { return false }
+            counts.notRegistered += 1
+            guard seenUnregistered.insert(ObjectIdentifier(stateType)).inserted else { return false }
+            unregistered.append(stateType)
+            return true
+        }
+        if schedule {
+            queue.async { self.write() }
+        }
+    }
+
+    // MARK: Either thread
+
+    var statistics: DispatchFileRecorder.Statistics {
+        lock.withLock {
+            var statistics = counts
+            statistics.waiting = pending.count
+            return statistics
+        }
+    }
+
+    func flush() {
+        if DispatchQueue.getSpecific(key: queueKey) != nil {
+            // From `onError`: on the queue already.
+            write()
+            return
+        }
+        queue.sync {
+            write()
+            sync()
+        }
+    }
+
+    func finish() {
+        let first: Bool = lock.withLock {
+            defer { isFinished = true }
+            return !isFinished
+        }
+        guard first else { return }
+        let close = {
+            self.write()
+            self.sync()
+            self.file.close()
+        }
+        if DispatchQueue.getSpecific(key: queueKey) != nil {
+            close()
+        } else {
+            queue.sync(execute: close)
+        }
+    }
+
+    // MARK: The writer, on `queue`
+
+    /// Writes what is pending and reports what went wrong since the last write.
+    private func write() {
+        var batch = spare
+        let (dropped, newTypes) = lock.withLock {
+            swap(&batch, &pending)
+            isScheduled = false
+            isUrgent = false
+            defer { unregistered.removeAll() }
+            return (counts.droppedWhileBehind, unregistered)
+        }
+        var errors: [PersistenceError] = []
+        for stateType in newTypes {
+            errors.append(
+                error(
+                    reason: "\(String(reflecting: stateType)) is not one of the recorded types; its dispatches are "
+                        + "counted, not recorded (reported once)"))
+        }
+        if dropped > 0, !reportedFallingBehind {
+            reportedFallingBehind = true
+            errors.append(
+                error(
+                    reason: "the recorder fell behind: \(dropped) dispatch(es) came while \(capacity) waited to be "
+                        + "written, and were not recorded (reported once; see statistics.droppedWhileBehind)"))
+        }
+
+        var lines: [Data] = []
+        lines.reserveCapacity(batch.count)
+        var notEncodable = 0
+        for entry in batch {
+            do {
+                lines.append(try line(for: entry))
+            } catch {
+                notEncodable += 1
+                if reportedEncodingFailures.insert(entry.type).inserted {
+                    errors.append(
+                        self.error(
+                            reason: "a \(types[entry.type].name) state could not be encoded, so it is not recorded "
+                                + "(reported once): \(PersistedSlot.describe(error))",
+                            underlyingError: error))
+                }
+            }
+        }
+        batch.removeAll(keepingCapacity: true)
+        spare = batch
+
+        var written = 0
+        var notWritten = 0
+        do {
+            try file.append(lines)
+            written = lines.count
+            isWriteFailing = false
+        } catch {
+            notWritten = lines.count
+            if !isWriteFailing {
+                isWriteFailing = true
+                errors.append(
+                    self.error(
+                        reason: "\(PersistedSlot.describe(error)); \(lines.count) dispatch(es) not recorded, later "
+                            + "ones are tried again",
+                        underlyingError: error))
+            }
+        }
+        lock.withLock {
+            counts.recorded += written
+            counts.notWritten += notWritten
+            counts.notEncodable += notEncodable
+        }
+        for error in errors {
+            onError(error)
+        }
+    }
+
+    /// Flushes the file to disk, reporting a failure.
+    private func sync() {
+        do {
+            try file.sync()
+        } catch {
+            onError(self.error(reason: PersistedSlot.describe(error), underlyingError: error))
+        }
+    }
+
+    private func error(reason: String, underlyingError: (any Error)? = nil) -> PersistenceError {
+        PersistenceError(
+            slot: (file.path as NSString).lastPathComponent, kind: .writeFailed, reason: reason,
+            underlyingError: underlyingError)
+    }
+
+    /// `{"seq":…,"time":"…","type":"…","state":…}` and a newline.
+    private func line(for entry: Pending) throws -> Data {
+        let state = try types[entry.type].encode(entry.state, encoder)
+        var line = Data(capacity: state.count + jsonNames[entry.type].count + 64)
+        line.append(contentsOf: #"{"seq":"#.utf8)
+        line.append(contentsOf: String(entry.sequence).utf8)
+        line.append(contentsOf: #","time":""#.utf8)
+        line.append(contentsOf: Self.timestamp(entry.time).utf8)
+        line.append(contentsOf: #"","type":"#.utf8)
+        line.append(jsonNames[entry.type])
+        line.append(contentsOf: #","state":"#.utf8)
+        line.append(state)
+        line.append(contentsOf: "}\n".utf8)
+        return line
+    }
+
+    /// `2026-11-26T05:36:16.123Z` for nanoseconds since 1970.
+    static func timestamp(_ nanoseconds: Int64) -> String {
+        var seconds = time_t(nanoseconds.dividedRoundingDown(by: 1_000_000_000))
+        let milliseconds = Int((nanoseconds - Int64(seconds) * 1_000_000_000) / 1_000_000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let millis = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):"
+            + "\(two(parts.tm_min)):\(two(parts.tm_sec)).\(millis)Z"
+    }
+}
+
+extension Int64 {
+    fileprivate func dividedRoundingDown(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return self % divisor < 0 ? quotient - 1 : quotient
+    }
+}
