@@ -181,7 +181,8 @@ public final class DispatchReplay {
             return nil
         case .failure(let failure):
             isDone = true
-            let message = "\(file.lastPathComponent), \(failure.reason); \(replayedCount) state(s) before it were replayed"
+            let message =
+                "\(file.lastPathComponent), \(failure.reason); \(replayedCount) state(s) before it were replayed"
             self.failure = message
             reporter.fail(message, at: CallLocation(fileID: fileID, filePath: filePath, line: line, column: column))
             return nil

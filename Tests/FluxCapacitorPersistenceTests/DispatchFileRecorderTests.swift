@@ -258,7 +258,11 @@ struct DispatchFileRecorderTests {
         recorder.finish()
         recorder.flush()
         #expect(try lines(of: file).count == 2)
-        #expect(recorder.statistics == { var s = DispatchFileRecorder.Statistics(); s.recorded = 1; return s }())
+        #expect(
+            recorder.statistics
+                == {
+                    var s = DispatchFileRecorder.Statistics(); s.recorded = 1; return s
+                }())
     }
 
     @Test func dispatchesFromManyThreadsAreRecordedOnceEachInDispatchOrder() throws {

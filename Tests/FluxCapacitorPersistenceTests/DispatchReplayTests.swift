@@ -1,9 +1,10 @@
 import FluxCapacitor
 import FluxCapacitorPersistence
-@testable import FluxCapacitorTesting
 import Foundation
 import TestSupport
 import Testing
+
+@testable import FluxCapacitorTesting
 
 @Suite("Replaying a recording, and what it does with bad input", .isolatedDispatcher)
 struct DispatchReplayTests {
@@ -28,7 +29,10 @@ struct DispatchReplayTests {
     @Test func stepByStepEachStateIsDispatchedBeforeTheStepIsReturned() throws {
         let folder = try TemporaryFolder()
         let file = try recording(
-            [Self.line(7, #"{"add":{"_0":2}}"#), Self.line(8, #"{"note":{"_0":"hi"}}"#), Self.line(9, #"{"add":{"_0":3}}"#)],
+            [
+                Self.line(7, #"{"add":{"_0":2}}"#), Self.line(8, #"{"note":{"_0":"hi"}}"#),
+                Self.line(9, #"{"add":{"_0":3}}"#),
+            ],
             in: folder)
         let store = TallyStore.instantiate()
         let failures = CollectedFailures()
