@@ -49,12 +49,12 @@ public final class DispatchReplay {
     ///     .state(Dispatcher.Favorite.self, named: "Favorite"),
     /// ]
     /// ```
-    public struct ReplayedType {
+    public struct ReplayedType: Sendable {
         /// The name the lines of this type carry.
         public let name: String
 
-        let decode: (Data, JSONDecoder) throws -> any DispatchState
-        let dispatch: (any DispatchState) -> Void
+        let decode: @Sendable (Data, JSONDecoder) throws -> any DispatchState
+        let dispatch: @Sendable (any DispatchState) -> Void
 
         /// Decodes the lines named `name` as `type`, with its `Decodable` conformance.
         ///
@@ -63,11 +63,12 @@ public final class DispatchReplay {
         /// ```
         ///
         /// - Parameters:
-        ///   - type: The state type.
+        ///   - type: The state type (whose metatype is `Sendable`, as every type's is unless
+        ///     it is isolated to an actor).
         ///   - name: The name the recorder wrote; by default the type's full name with its
         ///     module (`String(reflecting:)`), as the recorder's default.
         /// - Returns: The type, to pass to ``DispatchReplay/init(contentsOf:decoding:maximumLineLength:reportingTo:)``.
-        public static func state<State: DispatchState & Decodable>(
+        public static func state<State: DispatchState & Decodable & SendableMetatype>(
             _ type: State.Type, named name: String? = nil
         ) -> ReplayedType {
             ReplayedType(
@@ -376,7 +377,3 @@ extension DispatchReplay: Sendable {}
 
 @available(*, unavailable)
 extension DispatchReplay.Step: Sendable {}
-
-// Holds the functions that decode and dispatch its type, made where the replay is.
-@available(*, unavailable)
-extension DispatchReplay.ReplayedType: Sendable {}
