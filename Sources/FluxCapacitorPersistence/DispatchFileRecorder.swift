@@ -11,7 +11,7 @@ public import Foundation
 /// ```swift
 /// let recorder = DispatchFileRecorder(
 ///     writingTo: URL(fileURLWithPath: "/tmp/session.jsonl"),
-///     recording: [.state(Dispatcher.Counter.self), .state(Dispatcher.Favorite.self, named: "Favorite")],
+///     recording: [.state(Dispatcher.Favorite.self, named: "Favorite")],
 ///     keepingAtMost: 5_000)
 /// // … the app runs …
 /// recorder.finish()  // or let it go: it finishes when it goes away
@@ -22,7 +22,7 @@ public import Foundation
 ///
 /// ```text
 /// {"format":"FluxCapacitor dispatch recording","version":1}
-/// {"seq":1,"time":"2026-11-26T05:36:16.123Z","type":"Favorite","state":{"add":{"_0":"hoverboard"}}}
+/// {"seq":1,"time":"2026-11-26T05:36:16.123Z","type":"Favorite","state":{"add":{"_0":{"name":"hoverboard"}}}}
 /// ```
 ///
 /// `seq` counts the dispatches of recorded types from 1, `time` is when the store reduced
@@ -64,13 +64,13 @@ public final class DispatchFileRecorder: Sendable {
     ///
     /// ```swift
     /// let types: [DispatchFileRecorder.RecordedType] = [
-    ///     .state(Dispatcher.Counter.self),  // "MyApp.Dispatcher.Counter"
-    ///     .state(Dispatcher.Favorite.self, named: "Favorite"),
+    ///     .state(Dispatcher.Favorite.self, named: "Favorite")
     /// ]
     /// ```
     public struct RecordedType: Sendable {
-        /// The name written in each line's `type`: the one given, or the type's full name
-        /// with its module (`MyApp.Dispatcher.Counter`, `String(reflecting:)`).
+        /// The name written in each line's `type`: the one given, or Swift's full name of the
+        /// type, `String(reflecting:)`: `(extension in MyApp):FluxCapacitor.Dispatcher.Favorite`
+        /// for a state nested in `extension Dispatcher` in the module `MyApp`.
         public let name: String
 
         let identifier: ObjectIdentifier
@@ -89,7 +89,7 @@ public final class DispatchFileRecorder: Sendable {
         /// - Parameters:
         ///   - type: The state type; `Sendable`, since its states are encoded on the
         ///     recorder's queue.
-        ///   - name: The name its lines carry; by default the type's full name.
+        ///   - name: The name its lines carry; by default Swift's full name of the type.
         /// - Returns: The type, to pass to ``DispatchFileRecorder/init(writingTo:recording:keepingAtMost:dispatcher:bufferCapacity:writeInterval:onError:)``.
         public static func state<State: DispatchState & Encodable & Sendable>(
             _ type: State.Type, named name: String? = nil
@@ -137,7 +137,7 @@ public final class DispatchFileRecorder: Sendable {
     ///
     /// ```swift
     /// let recorder = DispatchFileRecorder(
-    ///     writingTo: URL(fileURLWithPath: "/tmp/session.jsonl"), recording: [.state(Dispatcher.Counter.self)])
+    ///     writingTo: URL(fileURLWithPath: "/tmp/session.jsonl"), recording: [.state(Dispatcher.Favorite.self)])
     /// ```
     ///
     /// - Parameters:

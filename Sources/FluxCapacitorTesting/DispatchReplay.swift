@@ -8,7 +8,7 @@ public import Foundation
 /// ```swift
 /// @Test(.isolatedDispatcher) func theRecordedSessionEndsWithTwoFavorites() {
 ///     let store = FavoriteStore.instantiate()
-///     let replay = DispatchReplay(contentsOf: recording, decoding: [.state(Dispatcher.Favorite.self)])
+///     let replay = DispatchReplay(contentsOf: recording, decoding: [.state(Dispatcher.Favorite.self, named: "Favorite")])
 ///     replay.replayAll()
 ///     #expect(store.favorites.value.count == 2)
 /// }
@@ -45,8 +45,7 @@ public final class DispatchReplay {
     ///
     /// ```swift
     /// let types: [DispatchReplay.ReplayedType] = [
-    ///     .state(Dispatcher.Counter.self),  // lines of type "MyApp.Dispatcher.Counter"
-    ///     .state(Dispatcher.Favorite.self, named: "Favorite"),
+    ///     .state(Dispatcher.Favorite.self, named: "Favorite")
     /// ]
     /// ```
     public struct ReplayedType: Sendable {
@@ -65,8 +64,8 @@ public final class DispatchReplay {
         /// - Parameters:
         ///   - type: The state type (whose metatype is `Sendable`, as every type's is unless
         ///     it is isolated to an actor).
-        ///   - name: The name the recorder wrote; by default the type's full name with its
-        ///     module (`String(reflecting:)`), as the recorder's default.
+        ///   - name: The name the recorder wrote; by default Swift's full name of the type
+        ///     (`String(reflecting:)`), as the recorder's default.
         /// - Returns: The type, to pass to ``DispatchReplay/init(contentsOf:decoding:maximumLineLength:reportingTo:)``.
         public static func state<State: DispatchState & Decodable & SendableMetatype>(
             _ type: State.Type, named name: String? = nil
@@ -116,7 +115,7 @@ public final class DispatchReplay {
     /// A replay of `file` that decodes the states of `types`.
     ///
     /// ```swift
-    /// let replay = DispatchReplay(contentsOf: recording, decoding: [.state(Dispatcher.Counter.self)])
+    /// let replay = DispatchReplay(contentsOf: recording, decoding: [.state(Dispatcher.Favorite.self)])
     /// ```
     ///
     /// Nothing is read until ``next(into:fileID:filePath:line:column:)`` or

@@ -178,7 +178,10 @@ final class RecordingCore: @unchecked Sendable {
 
     /// Writes what is pending and reports what went wrong since the last write.
     private func write() {
-        var batch = spare
+        // The spare buffer, uniquely referenced, so that appending to it as `pending`
+        // allocates nothing.
+        var batch: [Pending] = []
+        swap(&batch, &spare)
         let (dropped, newTypes) = lock.withLock {
             swap(&batch, &pending)
             isScheduled = false
