@@ -6,6 +6,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import FluxCapacitorPersistence
+
 @Suite("Recording dispatches to a file", .isolatedDispatcher)
 struct DispatchFileRecorderTests {
     @Test func eachDispatchOfARecordedTypeIsOneJSONLineInOrder() throws {
@@ -35,6 +37,14 @@ struct DispatchFileRecorderTests {
         #expect(!time.1.isEmpty)
         #expect(recorder.statistics.recorded == 3)
         #expect(store.total.value == 0)
+    }
+
+    @Test(arguments: [0, 951_782_400.5, 1_795_671_376.123, 4_107_542_399.999, -86_400.25])
+    func theTimeIsWrittenInUTCToTheMillisecondAsISO8601Says(seconds: Double) {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let milliseconds = (seconds * 1_000).rounded(.down) / 1_000
+        #expect(RecordingCore.timestamp(seconds) == formatter.string(from: Date(timeIntervalSince1970: milliseconds)))
     }
 
     @Test func theDefaultNameIsSwiftsFullNameOfTheTypeWithTheModuleOfItsExtension() {

@@ -56,10 +56,8 @@ struct DispatchReplayTests {
         let folder = try TemporaryFolder()
         let file = try recording([Self.line(1, #"{"add":{"_0":2}}"#), Self.line(2, #"{"add":{"_0":3}}"#)], in: folder)
         // The app stopped while writing line 3.
-        let handle = try FileHandle(forWritingTo: file)
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(#"{"seq":3,"time":"2026-11-26T05:36:16.123Z","ty"#.utf8))
-        try handle.close()
+        let whole = try Data(contentsOf: file)
+        try (whole + Data(#"{"seq":3,"time":"2026-11-26T05:36:16.123Z","ty"#.utf8)).write(to: file)
         let store = TallyStore.instantiate()
         let failures = CollectedFailures()
         #expect(replay(file, failures).replayAll() == 2)
@@ -184,13 +182,12 @@ struct DispatchReplayTests {
             sequence += 1
             block.append(contentsOf: (Self.line(sequence, #"{"add":{"_0":1}}"#) + "\n").utf8)
         }
-        try Data((Self.header + "\n").utf8).write(to: file)
-        let handle = try FileHandle(forWritingTo: file)
-        try handle.seekToEnd()
+        var contents = Data((Self.header + "\n").utf8)
+        contents.reserveCapacity(contents.count + 100 * block.count)
         for _ in 0..<100 {
-            try handle.write(contentsOf: block)
+            contents.append(block)
         }
-        try handle.close()
+        try contents.write(to: file)
         let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
         #expect(size > 100 << 20)
 
@@ -209,14 +206,7 @@ struct DispatchReplayTests {
     @Test func aHundredMegabyteLineFailsAtTheLineLimitWithoutReadingItAll() throws {
         let folder = try TemporaryFolder()
         let file = folder.file("one-line.jsonl")
-        try Data((Self.header + "\n").utf8).write(to: file)
-        let handle = try FileHandle(forWritingTo: file)
-        try handle.seekToEnd()
-        let chunk = Data(repeating: UInt8(ascii: "x"), count: 1 << 20)
-        for _ in 0..<100 {
-            try handle.write(contentsOf: chunk)
-        }
-        try handle.close()
+        try (Data((Self.header + "\n").utf8) + Data(repeating: UInt8(ascii: "x"), count: 100 << 20)).write(to: file)
 
         let failures = CollectedFailures()
         let replay = DispatchReplay(

@@ -2,14 +2,6 @@ import Dispatch
 import FluxCapacitor
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The two halves of a ``DispatchFileRecorder``: `take(_:)`, on the dispatching thread,
 /// puts a state in `pending` under `lock`; the writer, on `queue`, takes what is pending,
 /// encodes it, writes it and reports.
@@ -23,8 +15,8 @@ final class RecordingCore: @unchecked Sendable {
     /// A state heard, waiting for the writer.
     struct Pending {
         let sequence: UInt64
-        /// Nanoseconds since 1970, UTC.
-        let time: Int64
+        /// Seconds since 1970, UTC.
+        let time: Double
         let type: Int
         let state: any DispatchState
     }
@@ -92,9 +84,7 @@ final class RecordingCore: @unchecked Sendable {
             takeUnregistered(state)
             return
         }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let time = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        let time = Date().timeIntervalSince1970
         lock.lock()
         sequence += 1
         guard pending.count < capacity, !isFinished else {
@@ -282,23 +272,37 @@ final class RecordingCore: @unchecked Sendable {
         return line
     }
 
-    /// `2026-11-26T05:36:16.123Z` for nanoseconds since 1970.
-    static func timestamp(_ nanoseconds: Int64) -> String {
-        var seconds = time_t(nanoseconds.dividedRoundingDown(by: 1_000_000_000))
-        let milliseconds = Int((nanoseconds - Int64(seconds) * 1_000_000_000) / 1_000_000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let millis =
-            milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):"
-            + "\(two(parts.tm_min)):\(two(parts.tm_sec)).\(millis)Z"
+    /// `2026-11-26T05:36:16.123Z` for `seconds` since 1970: the civil date computed from the
+    /// count of days (Howard Hinnant's `civil_from_days`), with no calendar or C library call.
+    static func timestamp(_ seconds: Double) -> String {
+        let milliseconds = Int64((seconds * 1_000).rounded(.down))
+        let (days, dayMilliseconds) = milliseconds.quotientAndRemainderRoundingDown(dividingBy: 86_400_000)
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func padded(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        let hour = dayMilliseconds / 3_600_000
+        let minute = dayMilliseconds / 60_000 % 60
+        let second = dayMilliseconds / 1_000 % 60
+        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))T\(padded(hour, 2)):\(padded(minute, 2)):"
+            + "\(padded(second, 2)).\(padded(dayMilliseconds % 1_000, 3))Z"
     }
 }
 
 extension Int64 {
-    fileprivate func dividedRoundingDown(by divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return self % divisor < 0 ? quotient - 1 : quotient
+    /// The quotient rounded towards minus infinity, and the remainder that goes with it
+    /// (never negative for a positive divisor).
+    fileprivate func quotientAndRemainderRoundingDown(dividingBy divisor: Int64) -> (Int64, Int64) {
+        let (quotient, remainder) = quotientAndRemainder(dividingBy: divisor)
+        return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
     }
 }
