@@ -120,7 +120,8 @@ public final class DispatchFileRecorder: Sendable {
         public var notEncodable = 0
         /// Dispatches encoded but not written, because the file could not be written.
         public var notWritten = 0
-        /// Dispatches heard but not yet written or counted above (waiting for the writer).
+        /// Dispatches in the buffer, waiting for the writer. (A batch the writer has taken is
+        /// counted above once its write ends.)
         public var waiting = 0
 
         /// No dispatch yet.
@@ -197,12 +198,17 @@ public final class DispatchFileRecorder: Sendable {
     /// ```swift
     /// recorder.flush()
     /// ```
+    ///
+    /// It waits for the recorder's queue, where `onError` runs: if your `onError` dispatches,
+    /// do not flush from inside a dispatch (a `reduce(with:)`, a `.current` observer), which
+    /// holds the dispatcher that `onError` would wait for.
     public func flush() {
         core.flush()
     }
 
     /// Stops recording, writes what was heard and closes the file. The recorder does this
-    /// when it goes away; calling it again does nothing.
+    /// when it goes away; calling it again does nothing. It waits for the recorder's queue,
+    /// as ``flush()`` does.
     ///
     /// ```swift
     /// recorder.finish()
