@@ -93,7 +93,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ExampleTests",
-            dependencies: ["RepositorySearchKit", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport"]
+            dependencies: ["RepositorySearchKit", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport"],
+            // A session that `repository-search --record` wrote, which ReplayTests replays.
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "MigrationGuideTests",

@@ -20,7 +20,11 @@ let package = Package(
         // The workloads and their contenders (FluxCapacitor and a hand-written baseline).
         .target(
             name: "Workloads",
-            dependencies: [.product(name: "FluxCapacitor", package: "FluxCapacitor")]
+            dependencies: [
+                .product(name: "FluxCapacitor", package: "FluxCapacitor"),
+                // The recorder of the "recorder on" rows.
+                .product(name: "FluxCapacitorPersistence", package: "FluxCapacitor"),
+            ]
         ),
         // `Benchmarks/instructions`: runs each workload under callgrind and prints
         // instructions per operation, bytes and mallocs per object, and the budgets.

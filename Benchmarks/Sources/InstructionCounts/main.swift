@@ -44,6 +44,8 @@ if arguments.first == "run" {
 /// (the two-thread one) are not counted: their counts depend on the scheduler.
 let loopLengths: [String: (short: Int, long: Int)] = [
     "dispatch": (10_000, 60_000),
+    "dispatchLogged": (10_000, 60_000),
+    "dispatchRecorderOn": (10_000, 60_000),
     "set": (10_000, 60_000),
     "dispatchOfReadValue": (10_000, 60_000),
     "setOfReadValue": (10_000, 60_000),
@@ -64,12 +66,17 @@ enum Budget {
     case atMost(Double)
     /// FluxCapacitor at most `factor` × FluxCapacitor's figure of another workload.
     case timesWorkload(String, Double)
+    /// FluxCapacitor at most FluxCapacitor's figure of another workload plus this many.
+    case plusWorkload(String, Double)
 }
 
 /// The budgets, from issue 23; `.atMost` figures are the counts before that issue's work
 /// (main at 988e605), so that those paths get no worse.
 let budgets: [String: [Budget]] = [
     "dispatch": [.timesBaseline(2.3)],
+    // Issue 35: what a recorder adds on the dispatching thread to the dispatch log's path
+    // it hears through (the rest, encoding and writing, is on its own queue).
+    "dispatchRecorderOn": [.plusWorkload("dispatchLogged", 400)],
     "set": [.atMost(162)],
     "notify3000": [.atMost(240_078)],
     "send": [.timesWorkload("set", 1)],
@@ -240,6 +247,11 @@ for workload in measured {
             let bound = perOp[other].map { factor * $0.flux }
             return "≤ \(factor == 1 ? "" : "\(factor)× ")\(title)"
                 + (bound.map { " (\(format($0)))" } ?? "") + ": \(verdict(bound.map { flux <= $0 }))"
+        case .plusWorkload(let other, let extra):
+            let title = Catalog.workloads.first { $0.id == other }?.title ?? other
+            let bound = perOp[other].map { $0.flux + extra }
+            return "≤ \(title) + \(format(extra))" + (bound.map { " (\(format($0)))" } ?? "")
+                + ": \(verdict(bound.map { flux <= $0 }))"
         }
     }
     rows.append([

@@ -84,6 +84,21 @@ public enum Catalog {
             fluxCapacitor: { FluxDispatch() },
             baseline: { BaselineDispatch() }),
         Workload(
+            id: "dispatchLogged", title: "dispatch, 1 observer, a no-op dispatch log subscriber",
+            operation: "dispatch",
+            iterationsPerSample: 1_000, operationsPerIteration: 1,
+            contenders: [.fluxCapacitor, .baseline],
+            target: "(context: the dispatch log's path, which a recorder hears through)",
+            fluxCapacitor: { FluxDispatch(logging: true) },
+            baseline: { BaselineDispatch() }),
+        Workload(
+            id: "dispatchRecorderOn", title: "dispatch, 1 observer, recorder on", operation: "dispatch",
+            iterationsPerSample: 1_000, operationsPerIteration: 1,
+            contenders: [.fluxCapacitor, .baseline],
+            target: "≤ the no-op dispatch log + 400, 0 mallocs of its own (encoding and writing are off this thread)",
+            fluxCapacitor: { FluxDispatch(recording: true) },
+            baseline: { BaselineDispatch() }),
+        Workload(
             id: "set", title: "Variable set, 1 observer", operation: "set",
             iterationsPerSample: 1_000, operationsPerIteration: 1,
             contenders: Contender.allCases,

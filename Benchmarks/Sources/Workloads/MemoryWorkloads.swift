@@ -49,6 +49,16 @@ public enum MemoryCatalog {
             id: "storeMemory", title: "memory per live store (one Variable)", unit: "live store", count: 1,
             bytesBudget: 300,
             makeFluxCapacitor: { FluxStoreMemory() }, makeBaseline: { BaselineStoreMemory() }),
+        MemoryWorkload(
+            id: "dispatchLoggedMemory", title: "memory per dispatch, a no-op dispatch log subscriber",
+            unit: "dispatch", count: 1_000, bytesBudget: 0,
+            makeFluxCapacitor: { DispatchesMemory(FluxDispatch(logging: true)) },
+            makeBaseline: { DispatchesMemory(FluxDispatch()) }),
+        MemoryWorkload(
+            id: "dispatchRecorderOnMemory", title: "memory per dispatch, recorder on", unit: "dispatch",
+            count: 1_000, bytesBudget: 0,
+            makeFluxCapacitor: { DispatchesMemory(FluxDispatch(recording: true)) },
+            makeBaseline: { DispatchesMemory(FluxDispatch()) }),
     ]
 }
 
@@ -135,5 +145,25 @@ final class BaselineStoreMemory: MemoryRunner {
     func add(count: Int) {
         precondition(count == 1, "BaselineStoreMemory: one store per type")
         stores.append(registry.instantiate())
+    }
+}
+
+/// Dispatches to a store with one observer (`FluxDispatch`, with a dispatch-log subscriber
+/// or a recorder): what each keeps on the heap, and the mallocs it makes (the dispatching
+/// thread's; `MemoryCounts` counts single-threaded: a recorder's queue writes 100 ms after
+/// the first dispatch, after the measurement). The baseline is a plain dispatch.
+final class DispatchesMemory: MemoryRunner {
+    private let dispatch: FluxDispatch
+
+    init(_ dispatch: FluxDispatch) {
+        self.dispatch = dispatch
+    }
+
+    func prepare(count: Int) {
+        dispatch.run(iterations: 1)
+    }
+
+    func add(count: Int) {
+        dispatch.run(iterations: count)
     }
 }

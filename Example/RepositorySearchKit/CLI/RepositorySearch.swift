@@ -87,6 +87,15 @@ public enum RepositorySearch: Sendable {
         // launch with `Persistence.setDefaultStorage(_:)`; this run is also called by tests,
         // in parallel.
         let status: Int32 = await Persistence.withDefaultStorage(storage) {
+            // Before the first store, so that the recording has every state of the session.
+            let recorder = options.record.map { SessionRecording.start(writingTo: $0, onError: onError) }
+            defer {
+                if let recorder, let path = options.record {
+                    recorder.finish()
+                    let count = recorder.statistics.recorded
+                    console.write("Recorded \(count) dispatch\(count == 1 ? "" : "es") to \(path).")
+                }
+            }
             let store = RepositoryStore.instantiate()
             if options.resetFavorites {
                 // Through the Flux flow, like any change: the store saves the empty list.
