@@ -91,3 +91,51 @@ struct StoreTableTests {
         word.letGo()
     }
 }
+
+@Suite("Lock order")
+struct LockOrderTests {
+    #if os(macOS) || os(Linux)  // exit tests: not on iOS, tvOS, watchOS, visionOS
+    /// Built with the checks (CI's ThreadSanitizer run), a lock taken while a lock of a higher
+    /// rank is held stops the program, naming both; without them, nothing is checked and
+    /// nothing is paid.
+    @Test func aLockTakenOutOfOrderStopsNamingBothLocksWhenTheChecksAreOn() async {
+        guard InternalChecks.areEnabled else {
+            let buster = Lock.make(.dustBuster)
+            let dispatcher = Lock.make(.dispatcher)
+            buster.lock()
+            dispatcher.lock()
+            #expect(dispatcher.isHeldByCurrentThread && buster.isHeldByCurrentThread)
+            dispatcher.unlock()
+            buster.unlock()
+            return
+        }
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let buster = Lock.make(.dustBuster)
+            let dispatcher = Lock.make(.dispatcher)
+            buster.lock()
+            dispatcher.lock()
+        }
+        let said = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(said.contains("a dispatcher's mutex (rank 1) taken while holding a DustBuster's lock (rank 6)"))
+    }
+
+    /// Locks taken in their order, and two dispatchers' mutexes nested (a dispatch that
+    /// dispatches to another dispatcher), pass the checks.
+    @Test func locksTakenInOrderAndNestedDispatchersPassTheChecks() async {
+        await #expect(processExitsWith: .success) {
+            let locks = [
+                Lock.make(.dispatcher), Lock.make(.dispatcher), Lock.make(.inFlightTasks), Lock.make(.registry),
+                Lock.make(.dustBuster),
+            ]
+            for lock in locks { lock.lock() }
+            for lock in locks.reversed() { lock.unlock() }
+            // And a value core's lock, then a striped mutex, then a buster's, as a clean of a
+            // dust held by a buster takes them (one after the other, never nested the other
+            // way).
+            let core = CoreLock.make()
+            core.withLock {}
+            StripedLocks.mutex(for: core).withLock { Lock.make(.dustBuster).withLock {} }
+        }
+    }
+    #endif
+}
