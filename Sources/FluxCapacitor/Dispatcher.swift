@@ -337,8 +337,19 @@ extension Dispatcher {
         }
 
         mutating func addRecomputation(_ combination: Combination) {
-            // Once per combination: later triggers of the same reduce find it asked for.
-            if recomputations.contains(where: { $0 === combination }) {
+            guard let last = recomputations.last else {
+                recomputations.append(combination)
+                return
+            }
+            // Once per combination: later triggers of the same reduce find it asked for
+            // (usually it asked last).
+            if last === combination || recomputations.contains(where: { $0 === combination }) {
+                return
+            }
+            // Usually it goes last: combinations ask in the order their sources change, and
+            // a recomputation makes only higher levels ask.
+            if last.level <= combination.level {
+                recomputations.append(combination)
                 return
             }
             let index = recomputations.lastIndex { $0.level <= combination.level }.map { $0 + 1 } ?? 0

@@ -178,6 +178,22 @@ public enum Catalog {
             fluxCapacitor: { FluxDerivedValue.combined() },
             baseline: { BaselineDerivedSet() }),
         Workload(
+            id: "combiningTwoSourcesDispatch", title: "dispatch changing 2 sources of Constant(combining:), 1 observer",
+            operation: "dispatch",
+            iterationsPerSample: 1_000, operationsPerIteration: 1,
+            contenders: [.fluxCapacitor, .baseline],
+            target: "≤ 1,200 instructions, 0 mallocs (issue 34)",
+            fluxCapacitor: { FluxCombinedDispatch() },
+            baseline: { BaselineCombinedDispatch() }),
+        Workload(
+            id: "handOverSet", title: "Variable set from its own observer: the hand-over, 1 observer",
+            operation: "outer set",
+            iterationsPerSample: 1_000, operationsPerIteration: 1,
+            contenders: [.fluxCapacitor, .baseline],
+            target: "(context: the path of a set that finds a round running)",
+            fluxCapacitor: { FluxHandOverSet() },
+            baseline: { BaselineHandOverSet() }),
+        Workload(
             id: "dispatch2Threads", title: "dispatch, 2 threads, 1 store", operation: "dispatch",
             iterationsPerSample: 10_000, operationsPerIteration: 1,
             contenders: Contender.allCases,

@@ -19,7 +19,8 @@
 ///
 /// **What it reads.** Each source's observation is only a trigger: a recomputation reads
 /// every source as it is now (`ValueCore.snapshot()`, a value and its version) and sets
-/// the derived core when a version moved since its last read. So a duplicate trigger
+/// the derived core when a version moved since its last read: when the sum of the versions
+/// moved, as versions only ever grow. So a duplicate trigger
 /// changes nothing, and a source whose change waits in another thread's round is read as it
 /// is, not as it was.
 ///
@@ -30,37 +31,56 @@
 ///
 /// **Lifetime.** The derived core holds this object (its `upstream` source) and the dusts of
 /// the sources' observations, which it cleans when it goes; this object holds the sources'
-/// cores and the derived core weakly (in `update`). The observations' handlers hold this
+/// cores (in `update`) and the derived core weakly, as the store registry holds stores (a
+/// `StoreWord`: a weak reference would give the derived core a side table, and every
+/// retain and release of it the runtime's slow path). The observations' handlers hold this
 /// object, so it lives while they can still be called.
 @usableFromInline
 final class Combination: @unchecked Sendable {
-    // Sendable: `lastVersions` is guarded by `dispatcher`'s mutex, which every recomputation
-    // holds; the other fields are set once, in `init`.
+    // Sendable: `lastVersionSum` and `isPending` are guarded by `dispatcher`'s mutex, which
+    // every recomputation holds; the other fields are set once, in `init`.
 
     /// The dispatcher whose mutex every recomputation holds.
     let dispatcher: Dispatcher
     /// Where the dispatcher runs it among the recomputations a reduce asked for.
     let level: Int
-    /// Reads every source and, if a version differs from the given ones (which it updates),
-    /// sets the derived core to the transform of their values. Made by the caller's module,
-    /// specialized for the sources' types (see `ValueCore.combining`).
-    private let update: @Sendable (inout [UInt64]) -> Void
-    /// The versions of the sources' values that the derived core's value was computed from.
+    /// Reads every source and, if the sum of their versions differs from the given one
+    /// (which it updates), sets the derived core (given) to the transform of their values.
+    /// Made by the caller's module, specialized for the sources' types (see
+    /// `ValueCore.combining`).
+    private let update: @Sendable (inout UInt64, ObserverCore) -> Void
+    /// The derived core, held weakly.
+    private let derived: StoreWord
+    /// The sum of the versions of the sources' values that the derived core's value was
+    /// computed from. (One number rather than one per source: no array to check for
+    /// uniqueness and to write at every read.)
     // Unchecked: the dispatcher's mutex serializes every access; the runtime's check of the
     // `inout` access cost each recomputation 126 instructions (callgrind,
-    // `Benchmarks/instructions --filter combining`: 1,058 → 9xx per set).
+    // `Benchmarks/instructions --filter combining`).
     @exclusivity(unchecked)
-    private var lastVersions: [UInt64]
+    private var lastVersionSum: UInt64
+
+    /// Whether `dispatcher` was asked to recompute it after its current reduce: later
+    /// triggers of the reduce need not ask again. (A flag, not a search of the dispatcher's
+    /// list, which cost a dispatch changing two sources 50 instructions.)
+    // Unchecked: as `lastVersionSum`.
+    @exclusivity(unchecked)
+    private var isPending = false
 
     @usableFromInline
     init(
-        dispatcher: Dispatcher, sources: [ObserverCore], versions: [UInt64],
-        update: @escaping @Sendable (_ lastVersions: inout [UInt64]) -> Void
+        dispatcher: Dispatcher, sources: [ObserverCore], versionSum: UInt64, derived: ObserverCore,
+        update: @escaping @Sendable (_ lastVersionSum: inout UInt64, _ derived: ObserverCore) -> Void
     ) {
         self.dispatcher = dispatcher
         self.update = update
-        lastVersions = versions
+        self.derived = StoreWord(registering: derived)
+        lastVersionSum = versionSum
         level = 1 + (sources.map(Self.level(of:)).max() ?? 0)
+    }
+
+    deinit {
+        derived.letGo()
     }
 
     /// The level of the combination `core` is, or is derived from through `map` and the
@@ -83,7 +103,10 @@ final class Combination: @unchecked Sendable {
     @usableFromInline
     func sourceChanged() {
         if dispatcher.mutex.isHeldByCurrentThread {
-            dispatcher.recomputeAfterThisReduceLocked(self)
+            if !isPending {
+                isPending = true
+                dispatcher.recomputeAfterThisReduceLocked(self)
+            }
             return
         }
         let current = Dispatcher.current
@@ -96,8 +119,30 @@ final class Combination: @unchecked Sendable {
 
     /// Reads the sources and sets the derived core if one moved. Called by a dispatcher
     /// with its mutex held (this one's, or the current one's, then taking this one's too).
+    /// `source`'s value; adds its version to `versionSum`.
+    @inlinable
+    static func read<SourceElement>(_ source: ValueCore<SourceElement>, _ versionSum: inout UInt64) -> SourceElement {
+        let (value, version) = source.snapshot()
+        versionSum &+= version
+        return value
+    }
+
+    /// `source`'s value; appends its version to `versions`: the first read, which each
+    /// source's observation starts after.
+    @inlinable
+    static func read<SourceElement>(_ source: ValueCore<SourceElement>, _ versions: inout [UInt64]) -> SourceElement {
+        let (value, version) = source.snapshot()
+        versions.append(version)
+        return value
+    }
+
     func recomputeLocked() {
-        dispatcher.withDispatchesPaused { update(&lastVersions) }
+        if dispatcher.mutex.isHeldByCurrentThread {
+            isPending = false
+        }
+        // The derived core retained for the recomputation, if it is still alive.
+        guard let derived = derived.liveStore() else { return }
+        dispatcher.withDispatchesPaused { update(&lastVersionSum, unsafeDowncast(derived, to: ObserverCore.self)) }
     }
 }
 
@@ -115,30 +160,28 @@ extension ValueCore {
         transform: @escaping @Sendable (repeat each SourceElement) -> Element
     ) -> ValueCore<Element> {
         let cores = (repeat each sources)
-        // Reads every source's value, notes its version in `lastVersions`, and sets
-        // `changed` if one moved.
-        let read: @Sendable (inout [UInt64], inout Bool) -> (repeat each SourceElement) = {
-            lastVersions, changed in
-            var index = 0
-            // No tuple of snapshots: a tuple of a pack is made at run time, at each read.
-            return (repeat readSource(each cores, &lastVersions, &index, &changed))
+        // Reads every source's value and adds its version to `versionSum`. No tuple of
+        // snapshots: a tuple of a pack is made at run time, at each read.
+        let read: @Sendable (inout UInt64) -> (repeat each SourceElement) = { versionSum in
+            (repeat Combination.read(each cores, &versionSum))
         }
         var sourceCores: [ObserverCore] = []
         for source in repeat each sources {
             sourceCores.append(source)
         }
         let dispatcher = Dispatcher.current
-        // No version is `.max`, so the first read sees every source as moved.
-        var versions = [UInt64](repeating: .max, count: sourceCores.count)
-        var changed = false
-        let first = dispatcher.withDispatchesPaused { read(&versions, &changed) }
+        var versions: [UInt64] = []
+        let first = dispatcher.withDispatchesPaused { (repeat Combination.read(each sources, &versions)) }
         let derived = ValueCore(transform(repeat each first))
-        let combination = Combination(dispatcher: dispatcher, sources: sourceCores, versions: versions) {
-            [weak derived] lastVersions in
-            var changed = false
-            let values = read(&lastVersions, &changed)
-            if changed, let derived {
-                derived.set(transform(repeat each values))
+        let combination = Combination(
+            dispatcher: dispatcher, sources: sourceCores, versionSum: versions.reduce(0, &+), derived: derived
+        ) { lastVersionSum, derived in
+            var versionSum: UInt64 = 0
+            let values = read(&versionSum)
+            if versionSum != lastVersionSum {
+                lastVersionSum = versionSum
+                // The core this closure is made for (see `Combination.derived`).
+                unsafeDowncast(derived, to: ValueCore<Element>.self).set(transform(repeat each values))
             }
         }
         var observations: [Dust] = []
@@ -150,27 +193,6 @@ extension ValueCore {
         }
         derived.hold(upstream: Dust.cleaningAll(observations), source: combination)
         return derived
-    }
-
-    /// `source`'s value; notes its version at `index` of `lastVersions`, and whether it
-    /// moved, and steps `index` on.
-    @inlinable
-    static func readSource<SourceElement>(
-        _ source: ValueCore<SourceElement>, _ lastVersions: inout [UInt64], _ index: inout Int, _ changed: inout Bool
-    ) -> SourceElement {
-        let (value, version) = source.snapshotForCombination()
-        if lastVersions[index] != version {
-            lastVersions[index] = version
-            changed = true
-        }
-        index += 1
-        return value
-    }
-
-    /// The value and its version (`snapshot()`), for the inlinable `combining`.
-    @usableFromInline
-    func snapshotForCombination() -> (value: Element, version: UInt64) {
-        snapshot()
     }
 
     /// Observes the changes after `version` for `combination`: each one triggers a read.

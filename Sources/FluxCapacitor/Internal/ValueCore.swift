@@ -177,9 +177,15 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
                 + "with `variable.value.method()`, which holds no lock while the method runs.")
     }
 
-    /// The value and its version, read together.
+    /// The value and its version, read together. (The lock taken here, not through
+    /// `lockOrTrap()`: combined values read their sources unspecialized, from inside a
+    /// pack expansion, where that is a call of its own.)
+    @inlinable
     func snapshot() -> (value: Element, version: UInt64) {
-        lockOrTrap()
+        if lock.isHeldByCurrentThread {
+            accessedWhileBeingModified()
+        }
+        lock.lock()
         defer { lock.unlock() }
         return (storage, machine.version)
     }
