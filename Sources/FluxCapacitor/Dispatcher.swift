@@ -34,7 +34,7 @@
 ///   crashes, nothing is kept, and the drop is reported to the dispatch log with the phase
 ///   ``DispatchEvent/Phase-swift.enum/droppedWithoutStore``.
 public final class Dispatcher: @unchecked Sendable {
-    // Sendable: `mutex` guards `hasLogSubscribers`, `waiting` and
+    // Sendable: `mutex` guards `dispatching` and
     // `logSubscribers`, and is
     // held for the whole of a dispatch, so a thread that holds it is the dispatching thread
     // (`Lock` knows its owner, which is how reentrant calls are recognized). `registry` has
@@ -54,15 +54,13 @@ public final class Dispatcher: @unchecked Sendable {
     let registry: StoreRegistry
     @usableFromInline
     let mutex: Lock
-    /// Whether `logSubscribers` is not empty: the common path checks this one flag.
+    /// What a dispatch looks at besides its store: whether anything logs, and what waits
+    /// for the dispatching thread (one field, so that a dispatch's accesses are one).
+    // Unchecked: `mutex` serializes every access; the runtime's checks would cost more than
+    // the rest of a dispatch.
     @usableFromInline
     @exclusivity(unchecked)
-    var hasLogSubscribers = false
-    /// What waits for the dispatching thread: the dispatches made while one runs, and the
-    /// combined values to recompute once the current reduce has ended.
-    @usableFromInline
-    @exclusivity(unchecked)
-    var waiting = Waiting()
+    var dispatching = Dispatching()
     private var logSubscribers: [DispatchLogSubscriber] = []
 
     /// Makes a dispatcher with a registry of its own, empty.
@@ -132,7 +130,7 @@ public final class Dispatcher: @unchecked Sendable {
     /// (Not a hot path: separate from `dispatch(_:)`, which it leaves as it was.)
     func dispatch<State: DispatchState>(_ state: State, unlessCancelled task: InFlightTask) {
         if mutex.isHeldByCurrentThread {
-            waiting.queued.append { dispatcher in
+            dispatching.queued.append { dispatcher in
                 dispatcher.reduceLocked(state, unlessCancelled: task)
             }
             return
@@ -157,7 +155,7 @@ public final class Dispatcher: @unchecked Sendable {
     @inlinable
     func reduceLocked<State: DispatchState>(_ state: State) {
         assert(mutex.isHeldByCurrentThread, "Dispatcher.reduceLocked: mutex not held")
-        if _slowPath(hasLogSubscribers) {
+        if _slowPath(dispatching.hasLogSubscribers) {
             reduceLoggedLocked(state)
             return
         }
@@ -169,7 +167,7 @@ public final class Dispatcher: @unchecked Sendable {
     @usableFromInline
     func enqueueLocked<State: DispatchState>(_ state: State) {
         assert(mutex.isHeldByCurrentThread, "Dispatcher.enqueueLocked: mutex not held")
-        waiting.queued.append { dispatcher in dispatcher.reduceLocked(state) }
+        dispatching.queued.append { dispatcher in dispatcher.reduceLocked(state) }
     }
 
     /// Lets other threads dispatch, after running what was queued meanwhile, if anything.
@@ -177,7 +175,7 @@ public final class Dispatcher: @unchecked Sendable {
     @inlinable
     func finishDispatchingAndUnlock() {
         assert(mutex.isHeldByCurrentThread, "Dispatcher.finishDispatchingAndUnlock: mutex not held")
-        if waiting.isEmpty {
+        if dispatching.nothingWaits {
             mutex.unlock()
         } else {
             runWaitingAndUnlock()
@@ -192,10 +190,10 @@ public final class Dispatcher: @unchecked Sendable {
         while true {
             // What the reduce that just ended asked to recompute goes first, lowest level
             // first; a recomputation may ask for more, of higher levels.
-            while let combination = waiting.nextRecomputation() {
+            while let combination = dispatching.nextRecomputation() {
                 combination.recomputeLocked()
             }
-            guard let next = waiting.queued.popFirst() else {
+            guard let next = dispatching.queued.popFirst() else {
                 break
             }
             next(self)
@@ -209,7 +207,7 @@ public final class Dispatcher: @unchecked Sendable {
     /// with it held.
     func recomputeAfterThisReduceLocked(_ combination: Combination) {
         assert(mutex.isHeldByCurrentThread, "Dispatcher.recomputeAfterThisReduceLocked: mutex not held")
-        waiting.addRecomputation(combination)
+        dispatching.addRecomputation(combination)
     }
 
     /// Recomputes `combination` as a dispatch of its own: holding `mutex` (waiting for a
@@ -254,7 +252,7 @@ public final class Dispatcher: @unchecked Sendable {
         assert(mutex.isHeldByCurrentThread, "Dispatcher.liveLogSubscribersLocked: mutex not held")
         if logSubscribers.contains(where: { $0.isCleaned }) {
             logSubscribers.removeAll { $0.isCleaned }
-            hasLogSubscribers = !logSubscribers.isEmpty
+            dispatching.hasLogSubscribers = !logSubscribers.isEmpty
         }
         return logSubscribers
     }
@@ -296,7 +294,7 @@ public final class Dispatcher: @unchecked Sendable {
         let subscriber = DispatchLogSubscriber(handler: handler)
         withMutex {
             logSubscribers.append(subscriber)
-            hasLogSubscribers = true
+            dispatching.hasLogSubscribers = true
         }
         return subscriber
     }
@@ -315,10 +313,15 @@ extension Dispatcher {
 }
 
 extension Dispatcher {
-    /// What waits for the thread that holds a dispatcher's mutex: dispatches queued while one
-    /// runs, and combined values to recompute after the current reduce.
+    /// What a dispatch looks at besides its store, guarded by the dispatcher's mutex:
+    /// whether anything logs, and what waits for the thread that holds the mutex
+    /// (dispatches queued while one runs, and combined values to recompute after the
+    /// current reduce).
     @usableFromInline
-    struct Waiting {
+    struct Dispatching {
+        /// Whether `logSubscribers` is not empty: the common path checks this one flag.
+        @usableFromInline
+        var hasLogSubscribers = false
         /// The dispatches made while one runs on the dispatching thread, to run after it.
         @usableFromInline
         var queued = FIFO<(Dispatcher) -> Void>()
@@ -330,9 +333,9 @@ extension Dispatcher {
         @usableFromInline
         init() {}
 
-        /// Whether nothing waits: the one check the common path makes.
+        /// Whether nothing waits: the one check the common path makes at its end.
         @inlinable
-        var isEmpty: Bool {
+        var nothingWaits: Bool {
             queued.isEmpty && recomputations.isEmpty
         }
 

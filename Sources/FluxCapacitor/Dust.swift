@@ -26,9 +26,6 @@ public class Dust: @unchecked Sendable {
     // (`StripedLocks.mutex(for: self)`). Subclasses guard their own state with it too.
     private weak var buster: DustBuster?
     /// Whether the dust was cleaned, and until then what its cleaning needs.
-    // Unchecked: the striped mutex serializes every access; the runtime's check cost
-    // observe + clean 5% (callgrind, `Benchmarks/instructions --filter observe`).
-    @exclusivity(unchecked)
     private var state: State
 
     fileprivate enum State {

@@ -34,6 +34,7 @@ extension PrimitiveValue {
     /// - Parameter areEquivalent: Whether two values count as the same.
     /// - Returns: The value without repeats.
     @preconcurrency
+    @inlinable
     public func removeDuplicates(
         by areEquivalent: @escaping @Sendable (Element, Element) -> Bool
     ) -> Constant<Element> {

@@ -119,6 +119,6 @@ extension PrimitiveValue where Trait == MutableTrait {
     public func update<Result>(_ change: (inout Element) throws -> Result) rethrows -> Result {
         let update = core.lockForUpdate()
         defer { core.deliverUpdateAndUnlock(update) }
-        return try change(&core.storage)
+        return try change(&core.storage.element)
     }
 }

@@ -37,8 +37,8 @@
 /// object, so it lives while they can still be called.
 @usableFromInline
 final class Combination: @unchecked Sendable {
-    // Sendable: `lastVersionSum` and `isPending` are guarded by `dispatcher`'s mutex, which
-    // every recomputation holds; the other fields are set once, in `init`.
+    // Sendable: `state` is guarded by `dispatcher`'s mutex, which every recomputation holds;
+    // the other fields are set once, in `init`.
 
     /// The dispatcher whose mutex every recomputation holds.
     let dispatcher: Dispatcher
@@ -51,21 +51,24 @@ final class Combination: @unchecked Sendable {
     private let update: @Sendable (inout UInt64, ObserverCore) -> Void
     /// The derived core, held weakly.
     private let derived: StoreWord
-    /// The sum of the versions of the sources' values that the derived core's value was
-    /// computed from. (One number rather than one per source: no array to check for
-    /// uniqueness and to write at every read.)
-    // Unchecked: the dispatcher's mutex serializes every access; the runtime's check of the
-    // `inout` access cost each recomputation 126 instructions (callgrind,
-    // `Benchmarks/instructions --filter combining`).
+    /// What the recomputations change, guarded by `dispatcher`'s mutex.
+    // Unchecked: the dispatcher's mutex serializes every access; the runtime's check of a
+    // recomputation's `inout` access cost it 126 instructions (callgrind,
+    // `Benchmarks/instructions --filter combining`: a tenth of a dispatch changing two
+    // sources).
     @exclusivity(unchecked)
-    private var lastVersionSum: UInt64
+    private var state: State
 
-    /// Whether `dispatcher` was asked to recompute it after its current reduce: later
-    /// triggers of the reduce need not ask again. (A flag, not a search of the dispatcher's
-    /// list, which cost a dispatch changing two sources 50 instructions.)
-    // Unchecked: as `lastVersionSum`.
-    @exclusivity(unchecked)
-    private var isPending = false
+    private struct State {
+        /// The sum of the versions of the sources' values that the derived core's value was
+        /// computed from. (One number rather than one per source: no array to check for
+        /// uniqueness and to write at every read.)
+        var lastVersionSum: UInt64
+        /// Whether `dispatcher` was asked to recompute it after its current reduce: later
+        /// triggers of the reduce need not ask again. (A flag, not a search of the
+        /// dispatcher's list, which cost a dispatch changing two sources 50 instructions.)
+        var isPending = false
+    }
 
     @usableFromInline
     init(
@@ -75,7 +78,7 @@ final class Combination: @unchecked Sendable {
         self.dispatcher = dispatcher
         self.update = update
         self.derived = StoreWord(registering: derived)
-        lastVersionSum = versionSum
+        state = State(lastVersionSum: versionSum)
         level = 1 + (sources.map(Self.level(of:)).max() ?? 0)
     }
 
@@ -103,8 +106,8 @@ final class Combination: @unchecked Sendable {
     @usableFromInline
     func sourceChanged() {
         if dispatcher.mutex.isHeldByCurrentThread {
-            if !isPending {
-                isPending = true
+            if !state.isPending {
+                state.isPending = true
                 dispatcher.recomputeAfterThisReduceLocked(self)
             }
             return
@@ -138,11 +141,11 @@ final class Combination: @unchecked Sendable {
 
     func recomputeLocked() {
         if dispatcher.mutex.isHeldByCurrentThread {
-            isPending = false
+            state.isPending = false
         }
         // The derived core retained for the recomputation, if it is still alive.
         guard let derived = derived.liveStore() else { return }
-        dispatcher.withDispatchesPaused { update(&lastVersionSum, unsafeDowncast(derived, to: ObserverCore.self)) }
+        dispatcher.withDispatchesPaused { update(&state.lastVersionSum, unsafeDowncast(derived, to: ObserverCore.self)) }
     }
 }
 
@@ -172,7 +175,7 @@ extension ValueCore {
         let dispatcher = Dispatcher.current
         var versions: [UInt64] = []
         let first = dispatcher.withDispatchesPaused { (repeat Combination.read(each sources, &versions)) }
-        let derived = ValueCore(transform(repeat each first))
+        let derived = ValueCore(transform(repeat each first), isDerived: true)
         let combination = Combination(
             dispatcher: dispatcher, sources: sourceCores, versionSum: versions.reduce(0, &+), derived: derived
         ) { lastVersionSum, derived in

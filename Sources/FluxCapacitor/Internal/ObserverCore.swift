@@ -25,58 +25,25 @@ class ObserverCore: @unchecked Sendable {
     @exclusivity(unchecked)
     final var machine = ValueCoreStateMachine()
 
-    /// The value's part in Swift's Observation (see `ValueCore`), made by the first read
-    /// through `.value` and never cleared; `nil` while nothing ever read the value that
-    /// way, and then a change skips the registrar entirely.
-    ///
-    /// Why this is safe without a "tracked" flag that changes clear: a read sets it and
-    /// registers with the registrar in one critical section, and a change looks at it in
-    /// the critical section that writes the value. The lock orders the two: if the read
-    /// came first, the change sees the bridge and tells the registrar; if the change came
-    /// first, the read returned the new value, so there was nothing to hear of. So the
-    /// registrar is told of every change after the first read, and a tracker hears each
-    /// one made after Observation installed it. Observation installs a tracker after the
-    /// tracked read: a change in between reaches the registrar before the tracker is
-    /// there, and is not heard, as for an `@Observable` class (ObservationSemanticsTests).
-    /// A flag that each change cleared would be worse: a change between a read and the
-    /// install would clear it, and the next change, after the install, would skip the
-    /// registrar too.
-    ///
-    /// Held retained (+1, released in `deinit`) and used without retaining it again: a change
-    /// runs while its caller holds the core, so the bridge outlives the call, and a retain
-    /// and release of it per change cost a set of a value read through `.value` a sixth
-    /// more (callgrind, `Benchmarks/instructions --filter setOfReadValue`: 774 → 6xx).
-    // Unchecked: `lock` serializes every access; a set reads it, and the runtime's check
-    // cost a set 60 instructions (callgrind, `Benchmarks/instructions --filter set`: a
-    // third of it).
-    @usableFromInline
-    @exclusivity(unchecked)
-    final var observation: Unmanaged<ObservationBridge>?
-
     /// For a derived value (`map`, `removeDuplicates()`, a signal's `map`,
     /// `Constant(combining:)`): its observation of its source, cleaned when this core goes,
     /// and the source, which this core keeps alive. Set once, before the core is shared.
-    // Unchecked: set once before the core is shared, then only read; every observe reads it
-    // (`isKeptAliveByObservers`), and the runtime's check cost observe + clean 80
-    // instructions per observer (callgrind: 7%).
-    @usableFromInline
-    @exclusivity(unchecked)
     final var upstream: (observation: Dust, source: AnyObject)?
 
     /// Whether an observation of this core keeps it alive until it is cleaned: derived
-    /// values, which nobody else may hold (those with an `upstream`).
+    /// values, which nobody else may hold (those with an `upstream`). Known when the core is
+    /// made, so that an observe reads a constant (reading `upstream` would be checked for
+    /// exclusivity at run time: observe + clean 7% dearer).
     @usableFromInline
-    final var isKeptAliveByObservers: Bool {
-        upstream != nil
-    }
+    final let isKeptAliveByObservers: Bool
 
     @usableFromInline
-    init() {
+    init(isDerived: Bool) {
+        isKeptAliveByObservers = isDerived
         lock.attach(self)
     }
 
     deinit {
-        observation?.release()
         upstream?.observation.clean()
         // Once detached, no observer is inside `remove(_:)` and none will enter it.
         lock.detach()
@@ -223,26 +190,6 @@ class ObserverCore: @unchecked Sendable {
     }
 
     // MARK: Observation and observers
-
-    /// Records a read through `.value`: makes the bridge if this is the first, and tells
-    /// the registrar (which calls no user code and takes no lock of ours). Call with
-    /// `lock` held; keeps it. Only `PrimitiveValue.readNotingObservation()`, the public
-    /// getters' read, calls it (`LibraryReadsTests` checks).
-    @usableFromInline
-    final func noteReadLocked() {
-        assert(lock.isHeldByCurrentThread)
-        let observation = self.observation ?? makeObservationLocked()
-        // Unretained: this core holds the bridge (+1) until its deinit.
-        observation._withUnsafeGuaranteedRef { $0.access() }
-    }
-
-    private final func makeObservationLocked() -> Unmanaged<ObservationBridge> {
-        assert(lock.isHeldByCurrentThread)
-        // +1, held by `observation` until `deinit` releases it.
-        let observation = Unmanaged.passRetained(ObservationBridge())
-        self.observation = observation
-        return observation
-    }
 
     /// Takes `observer` out (the machine's `remove` event); returns what the caller lets go
     /// of once it holds no lock. Call with `lock` held; keeps it.

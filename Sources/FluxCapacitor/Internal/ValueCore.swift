@@ -29,19 +29,82 @@
 final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Sendable {
     // Sendable: `lock` (in the base class) guards `storage`.
 
-    /// The value. Read and written with `lock` held; `Variable.update(_:)` changes it in
-    /// place between `lockForUpdate()` and `deliverUpdateAndUnlock(_:)`. Exclusivity is
-    /// checked by `lockOrTrap()` rather than by the runtime.
+    /// The value, and its part in Swift's Observation. Read and written with `lock` held;
+    /// `Variable.update(_:)` changes the value in place between `lockForUpdate()` and
+    /// `deliverUpdateAndUnlock(_:)`. Exclusivity is checked by `lockOrTrap()` rather than
+    /// by the runtime.
     // Unchecked: `lock` serializes every access (an update's in-place change included), and
-    // the runtime's check would cost more than the rest of a set.
+    // the runtime's check of a set's access cost a set a third more (callgrind,
+    // `Benchmarks/instructions --filter set`).
     @usableFromInline
     @exclusivity(unchecked)
-    var storage: Element
+    var storage: Storage
+
+    /// What `storage` holds.
+    @usableFromInline
+    struct Storage {
+        /// The value.
+        @usableFromInline
+        var element: Element
+        /// The value's part in Swift's Observation, made by the first read through `.value`
+        /// and never cleared; `nil` while nothing ever read the value that way, and then a
+        /// change skips the registrar entirely.
+        ///
+        /// Why this is safe without a "tracked" flag that changes clear: a read sets it and
+        /// registers with the registrar in one critical section, and a change looks at it
+        /// in the critical section that writes the value. The lock orders the two: if the
+        /// read came first, the change sees the bridge and tells the registrar; if the
+        /// change came first, the read returned the new value, so there was nothing to hear
+        /// of. So the registrar is told of every change after the first read, and a tracker
+        /// hears each one made after Observation installed it. Observation installs a
+        /// tracker after the tracked read: a change in between reaches the registrar before
+        /// the tracker is there, and is not heard, as for an `@Observable` class
+        /// (ObservationSemanticsTests). A flag that each change cleared would be worse: a
+        /// change between a read and the install would clear it, and the next change, after
+        /// the install, would skip the registrar too.
+        ///
+        /// Held retained (+1, released in `deinit`) and used without retaining it again: a
+        /// change runs while its caller holds the core, so the bridge outlives the call,
+        /// and a retain and release of it per change cost a set of a value read through
+        /// `.value` a sixth more (callgrind, `Benchmarks/instructions --filter
+        /// setOfReadValue`).
+        @usableFromInline
+        var observation: Unmanaged<ObservationBridge>?
+
+        @usableFromInline
+        init(element: Element) {
+            self.element = element
+        }
+    }
 
     @usableFromInline
-    init(_ value: Element) {
-        storage = value
-        super.init()
+    init(_ value: Element, isDerived: Bool = false) {
+        storage = Storage(element: value)
+        super.init(isDerived: isDerived)
+    }
+
+    deinit {
+        storage.observation?.release()
+    }
+
+    /// Records a read through `.value`: makes the bridge if this is the first, and tells
+    /// the registrar (which calls no user code and takes no lock of ours). Call with
+    /// `lock` held; keeps it. Only `PrimitiveValue.readNotingObservation()`, the public
+    /// getters' read, calls it (`LibraryReadsTests` checks).
+    @usableFromInline
+    func noteReadLocked() {
+        assert(lock.isHeldByCurrentThread)
+        let observation = storage.observation ?? makeObservationLocked()
+        // Unretained: this core holds the bridge (+1) until its deinit.
+        observation._withUnsafeGuaranteedRef { $0.access() }
+    }
+
+    private func makeObservationLocked() -> Unmanaged<ObservationBridge> {
+        assert(lock.isHeldByCurrentThread)
+        // +1, held by `storage.observation` until `deinit` releases it.
+        let observation = Unmanaged.passRetained(ObservationBridge())
+        storage.observation = observation
+        return observation
     }
 
     // MARK: Value
@@ -59,10 +122,10 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
             accessedWhileBeingModified()
         }
         lock.lock()
-        if lock.loadRound() == 0 && observation == nil {
+        if lock.loadRound() == 0 && storage.observation == nil {
             // The usual set: no round runs, and nothing read the value through `.value`.
-            swap(&storage, &replaced)
-            deliverChangeAndUnlock(storage, round: .idle)
+            swap(&storage.element, &replaced)
+            deliverChangeAndUnlock(storage.element, round: .idle)
         } else {
             setAndUnlock(&replaced)
         }
@@ -82,15 +145,15 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
         assert(lock.isHeldByCurrentThread)
         // Unretained: the core holds the bridge (+1) until its deinit, and this call holds
         // the core.
-        let observation = self.observation
+        let observation = storage.observation
         if let observation {
             lock.unlock()
             observation._withUnsafeGuaranteedRef { $0.willSet() }
             lock.lock()
         }
         let round = waitForTurnLocked()
-        swap(&storage, &newValue)
-        deliverChangeAndUnlock(storage, round: round)
+        swap(&storage.element, &newValue)
+        deliverChangeAndUnlock(storage.element, round: round)
         observation?._withUnsafeGuaranteedRef { $0.didSet() }
     }
 
@@ -106,7 +169,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     @inlinable
     func read() -> Element {
         lockOrTrap()
-        let value = storage
+        let value = storage.element
         lock.unlock()
         return value
     }
@@ -122,7 +185,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
         }
         lock.lock()
         let round = waitForTurnLocked()
-        guard let observation else {
+        guard let observation = storage.observation else {
             // Nothing read the value through `.value` yet, and nothing can until the
             // change ends: reads need the lock.
             return Update(observation: nil, round: round)
@@ -154,7 +217,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     @inlinable
     func deliverUpdateAndUnlock(_ update: Update) {
         assert(lock.isHeldByCurrentThread)
-        deliverChangeAndUnlock(storage, round: update.round)
+        deliverChangeAndUnlock(storage.element, round: update.round)
         update.observation?._withUnsafeGuaranteedRef { $0.didSet() }
     }
 
@@ -187,7 +250,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
         }
         lock.lock()
         defer { lock.unlock() }
-        return (storage, machine.version)
+        return (storage.element, machine.version)
     }
 
     // MARK: Observers
@@ -207,6 +270,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// Observes every value set after `version` (from a `snapshot()`): nothing at first if
     /// the value has not changed since, else the latest value first. So a caller that
     /// read a snapshot and then observes misses nothing and sees nothing twice.
+    @usableFromInline
     func observe(
         on queue: ExecuteQueue,
         after version: UInt64,
@@ -243,7 +307,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     @inlinable
     func deliverFirstValueAndUnlock(_ record: Record, _ action: ValueCoreStateMachine.ObserveAction) {
         assert(lock.isHeldByCurrentThread)
-        let first = storage
+        let first = storage.element
         _checkInvariants()
         lock.unlock()
         guard let handler = record.handler else {
@@ -278,9 +342,10 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     @usableFromInline
     typealias Record = ObserverRecord<Element>
 
+    /// A core of values; a derived one (`isDerived`) is kept alive by its observations.
     @usableFromInline
-    override init() {
-        super.init()
+    override init(isDerived: Bool = false) {
+        super.init(isDerived: isDerived)
     }
 
     // MARK: Changes
