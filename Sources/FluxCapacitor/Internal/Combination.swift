@@ -163,11 +163,6 @@ extension ValueCore {
         transform: @escaping @Sendable (repeat each SourceElement) -> Element
     ) -> ValueCore<Element> {
         let cores = (repeat each sources)
-        // Reads every source's value and adds its version to `versionSum`. No tuple of
-        // snapshots: a tuple of a pack is made at run time, at each read.
-        let read: @Sendable (inout UInt64) -> (repeat each SourceElement) = { versionSum in
-            (repeat Combination.read(each cores, &versionSum))
-        }
         var sourceCores: [ObserverCore] = []
         for source in repeat each sources {
             sourceCores.append(source)
@@ -179,8 +174,10 @@ extension ValueCore {
         let combination = Combination(
             dispatcher: dispatcher, sources: sourceCores, versionSum: versions.reduce(0, &+), derived: derived
         ) { lastVersionSum, derived in
+            // Every source's value, and the sum of their versions. No tuple of snapshots: a
+            // tuple of a pack is made at run time, at each read.
             var versionSum: UInt64 = 0
-            let values = read(&versionSum)
+            let values = (repeat Combination.read(each cores, &versionSum))
             if versionSum != lastVersionSum {
                 lastVersionSum = versionSum
                 // The core this closure is made for (see `Combination.derived`).
