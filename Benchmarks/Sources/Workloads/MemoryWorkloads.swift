@@ -62,7 +62,8 @@ public enum MemoryCatalog {
             makeFluxCapacitor: { DispatchesMemory(FluxDispatch(recording: true)) },
             makeBaseline: { DispatchesMemory(FluxDispatch()) }),
         MemoryWorkload(
-            id: "combiningTwoSourcesDispatchMemory", title: "memory per dispatch changing 2 sources of a combined value",
+            id: "combiningTwoSourcesDispatchMemory",
+            title: "memory per dispatch changing 2 sources of a combined value",
             unit: "dispatch", count: 1_000, bytesBudget: 0, mallocsBudget: 0,
             makeFluxCapacitor: { DispatchesMemory(FluxCombinedDispatch()) },
             makeBaseline: { DispatchesMemory(BaselineCombinedDispatch()) }),

@@ -145,7 +145,9 @@ final class Combination: @unchecked Sendable {
         }
         // The derived core retained for the recomputation, if it is still alive.
         guard let derived = derived.liveStore() else { return }
-        dispatcher.withDispatchesPaused { update(&state.lastVersionSum, unsafeDowncast(derived, to: ObserverCore.self)) }
+        dispatcher.withDispatchesPaused {
+            update(&state.lastVersionSum, unsafeDowncast(derived, to: ObserverCore.self))
+        }
     }
 }
 
