@@ -191,6 +191,12 @@ class ObserverCore: @unchecked Sendable {
 
     // MARK: Observation and observers
 
+    /// Whether something read the value through `.value`, so that its changes tell
+    /// Observation's registrar (for tests; only a `ValueCore` has a value to read).
+    var hasObservationBridge: Bool {
+        false
+    }
+
     /// Takes `observer` out (the machine's `remove` event); returns what the caller lets go
     /// of once it holds no lock. Call with `lock` held; keeps it.
     final func removeLocked(_ observer: ObserverDust) -> ValueCoreStateMachine.RemoveAction {

@@ -87,6 +87,10 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
         storage.observation?.release()
     }
 
+    override var hasObservationBridge: Bool {
+        lock.withLock { storage.observation != nil }
+    }
+
     /// Records a read through `.value`: makes the bridge if this is the first, and tells
     /// the registrar (which calls no user code and takes no lock of ours). Call with
     /// `lock` held; keeps it. Only `PrimitiveValue.readNotingObservation()`, the public
