@@ -58,9 +58,10 @@ private final class FlagLog: Sendable {
     private let values = Locked<[Bool]>([])
     private let dust: Dust
 
-    init<State: DispatchState>(_ flag: @escaping @Sendable (State) -> Bool?) {
+    /// Logs `flag(state)` of every state reduced for which it is not `nil`.
+    private init(_ flag: @escaping @Sendable (any DispatchState) -> Bool?) {
         dust = Dispatcher.current.observeDispatches { [values] event in
-            if event.phase == .didReduce, let state = event.state as? State, let value = flag(state) {
+            if event.phase == .didReduce, let value = flag(event.state) {
                 values.withLock { $0.append(value) }
             }
         }
@@ -72,15 +73,17 @@ private final class FlagLog: Sendable {
 
     var reduced: [Bool] { values.value }
 
+    /// `UserStore`'s `isUserFetching`.
     static func userFetching() -> FlagLog {
-        FlagLog { (state: Dispatcher.User) in
-            if case .isUserFetching(let value) = state { value } else { nil }
+        FlagLog { state in
+            if case .isUserFetching(let value)? = state as? Dispatcher.User { value } else { nil }
         }
     }
 
+    /// `RepositoryStore`'s `isRepositoryFetching`.
     static func repositoryFetching() -> FlagLog {
-        FlagLog { (state: Dispatcher.Repository) in
-            if case .isRepositoryFetching(let value) = state { value } else { nil }
+        FlagLog { state in
+            if case .isRepositoryFetching(let value)? = state as? Dispatcher.Repository { value } else { nil }
         }
     }
 }
