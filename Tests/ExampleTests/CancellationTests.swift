@@ -88,6 +88,36 @@ private final class FlagLog: Sendable {
     }
 }
 
+/// A search for "slow" through `UserAction`, in flight: fetching, its answer held until
+/// `answer()`.
+private struct SlowSearch {
+    let store: UserStore
+    let action: UserAction
+    let search: InFlightTask
+    /// `isUserFetching` as reduced, from before the search started.
+    let flags: FlagLog
+    private let released: AsyncStream<Void>.Continuation
+
+    /// Starts the search (with `others` answered at once), and returns when it is fetching.
+    init(answeringAtOnce others: [String: GitHub.Page<GitHub.User>] = [:]) async throws {
+        store = UserStore.instantiate()
+        let (release, released) = AsyncStream<Void>.makeStream()
+        self.released = released
+        var users = others
+        users["slow"] = Sample.page([Sample.user("slowpoke")], total: 1)
+        let session = HeldSession(holding: "slow", until: release, users: users)
+        action = UserAction(session: session)
+        flags = FlagLog.userFetching()
+        search = try #require(action.startFetchingUsers(withQuery: "slow", after: nil))
+        try await waitUntil { session.queries == ["slow"] }
+    }
+
+    /// Lets the held answer come back (to a search that may have been cancelled).
+    func answer() {
+        released.finish()
+    }
+}
+
 @Suite("Cancelling requests in flight", .isolatedDispatcher, .inMemoryStorage)
 struct CancellationTests {
     @Test func aNewSearchCancelsTheOneInFlightAndNoStaleDispatchReachesUserStore() async throws {
@@ -125,79 +155,57 @@ struct CancellationTests {
     }
 
     @Test func aSearchForNothingCancelsTheOneInFlightAndStopsFetching() async throws {
-        let store = UserStore.instantiate()
-        let (release, released) = AsyncStream<Void>.makeStream()
-        let session = HeldSession(
-            holding: "slow", until: release, users: ["slow": Sample.page([Sample.user("slowpoke")], total: 1)])
-        let action = UserAction(session: session)
-        let flags = FlagLog.userFetching()
-        let search = try #require(action.startFetchingUsers(withQuery: "slow", after: nil))
-        try await waitUntil { session.queries == ["slow"] }
-        #expect(store.isUserFetching.value)
-        action.clearUsers()
-        #expect(action.startFetchingUsers(withQuery: "", after: nil) == nil)
-        #expect(search.isCancelled)
-        #expect(!store.isUserFetching.value, "off when the empty query returned")
-        released.finish()
-        await search.finish()
-        #expect(store.users.value.isEmpty)
-        #expect(!store.isUserFetching.value, "and still off when the cancelled search ended")
-        #expect(flags.reduced == [true, false])
+        let slow = try await SlowSearch()
+        #expect(slow.store.isUserFetching.value)
+        slow.action.clearUsers()
+        #expect(slow.action.startFetchingUsers(withQuery: "", after: nil) == nil)
+        #expect(slow.search.isCancelled)
+        #expect(!slow.store.isUserFetching.value, "off when the empty query returned")
+        slow.answer()
+        await slow.search.finish()
+        #expect(slow.store.users.value.isEmpty)
+        #expect(!slow.store.isUserFetching.value, "and still off when the cancelled search ended")
+        #expect(slow.flags.reduced == [true, false])
     }
 
     /// A search replaced by the next one has its flag turned off by its `onCancel` before
     /// the next one's work begins; its late answer changes nothing.
     @Test func aSearchReplacedByTheNextOneIsOffBeforeTheNextOneBegins() async throws {
-        let store = UserStore.instantiate()
-        let (release, released) = AsyncStream<Void>.makeStream()
         let marty = Sample.user("marty")
-        let session = HeldSession(
-            holding: "slow", until: release,
-            users: ["slow": Sample.page([Sample.user("slowpoke")], total: 1), "marty": Sample.page([marty], total: 1)])
-        let action = UserAction(session: session)
-        let flags = FlagLog.userFetching()
-        let slow = try #require(action.startFetchingUsers(withQuery: "slow", after: nil))
-        try await waitUntil { session.queries == ["slow"] }
-        #expect(flags.reduced == [true])
+        let slow = try await SlowSearch(answeringAtOnce: ["marty": Sample.page([marty], total: 1)])
+        #expect(slow.flags.reduced == [true])
 
-        let next = try #require(action.startFetchingUsers(withQuery: "marty", after: nil))
-        #expect(slow.isCancelled)
+        let next = try #require(slow.action.startFetchingUsers(withQuery: "marty", after: nil))
+        #expect(slow.search.isCancelled)
         // The next search's work may have begun since: the flag's first change after the
         // slow search turned it on is the cancel's.
-        #expect(Array(flags.reduced.prefix(2)) == [true, false], "off when the replacing start returned")
+        #expect(Array(slow.flags.reduced.prefix(2)) == [true, false], "off when the replacing start returned")
         await next.finish()
-        #expect(flags.reduced == [true, false, true, false])
+        #expect(slow.flags.reduced == [true, false, true, false])
 
-        released.finish()
-        await slow.finish()
-        #expect(flags.reduced == [true, false, true, false], "the replaced search's end dispatched nothing")
-        #expect(!store.isUserFetching.value)
-        #expect(store.users.value == [marty])
+        slow.answer()
+        await slow.search.finish()
+        #expect(slow.flags.reduced == [true, false, true, false], "the replaced search's end dispatched nothing")
+        #expect(!slow.store.isUserFetching.value)
+        #expect(slow.store.users.value == [marty])
     }
 
     /// A search held by a screen's `DustBuster` ends with the screen, its flag off.
     @Test func aSearchEndedByItsScreensDustBusterIsOffWhenTheBusterGoes() async throws {
-        let store = UserStore.instantiate()
-        let (release, released) = AsyncStream<Void>.makeStream()
-        let session = HeldSession(
-            holding: "slow", until: release, users: ["slow": Sample.page([Sample.user("slowpoke")], total: 1)])
-        let action = UserAction(session: session)
-        let flags = FlagLog.userFetching()
+        let slow = try await SlowSearch()
         var screen: DustBuster? = DustBuster()
-        let search = try #require(action.startFetchingUsers(withQuery: "slow", after: nil))
-        screen.map { search.cleaned(by: $0) }
-        try await waitUntil { session.queries == ["slow"] }
-        #expect(store.isUserFetching.value)
+        screen.map { slow.search.cleaned(by: $0) }
+        #expect(slow.store.isUserFetching.value)
         #expect(screen?.count == 1)
 
         screen = nil
-        #expect(search.isCancelled)
-        #expect(!store.isUserFetching.value, "off when the buster went")
-        released.finish()
-        await search.finish()
-        #expect(!store.isUserFetching.value, "and still off when the cancelled search ended")
-        #expect(store.users.value.isEmpty)
-        #expect(flags.reduced == [true, false])
+        #expect(slow.search.isCancelled)
+        #expect(!slow.store.isUserFetching.value, "off when the buster went")
+        slow.answer()
+        await slow.search.finish()
+        #expect(!slow.store.isUserFetching.value, "and still off when the cancelled search ended")
+        #expect(slow.store.users.value.isEmpty)
+        #expect(slow.flags.reduced == [true, false])
     }
 
     /// `clearRepositories(cancelling:)` cancels the request in flight, which turns its flag
