@@ -19,10 +19,14 @@ struct RepositoryLoader: Actionable, Sendable {
     let session: any GitHubSession
     let loads = InFlightTasks<String>(policy: .cancelRunning)
 
-    /// A new load cancels the one in flight: nothing of it reaches the store.
+    /// A new load cancels the one in flight: nothing of it reaches the store,
+    /// but its `onCancel` turns the flag off.
     @discardableResult
     func load(user login: String) -> InFlightTask? {
-        loads.start("load") { task in
+        loads.start(
+            "load",
+            onCancel: { invoke(.isRepositoryFetching(false)) }
+        ) { task in
             invoke(.isRepositoryFetching(true), unlessCancelled: task)
             let repositories =
                 (try? await session.repositories(ofUser: login)) ?? []
@@ -44,6 +48,67 @@ func loadingTurnsTheFlagOnAroundTheRepositories() async {
     await tester.receive(.removeAllRepositories)
     await tester.receive(.addRepositories(found))
     await tester.receive(.isRepositoryFetching(false))
+}
+
+enum CancelID: Hashable, Sendable {
+    case search
+    case repositories(user: String)
+}
+
+struct UserRepositoryLoader: Actionable, Sendable {
+    typealias DispatchStateType = Dispatcher.Repository
+    let session: any GitHubSession
+    let tasks = InFlightTasks<CancelID>(policy: .cancelRunning)
+
+    /// TCA: `.cancellable(id: CancelID.repositories(user: login))`
+    @discardableResult
+    func load(user login: String) -> InFlightTask? {
+        tasks.start(.repositories(user: login)) { task in
+            let found = (try? await session.repositories(ofUser: login)) ?? []
+            invoke(.addRepositories(found), unlessCancelled: task)
+        }
+    }
+
+    /// TCA: `.cancel(id: CancelID.repositories(user: login))`
+    func stopLoading(user login: String) {
+        tasks.cancel(.repositories(user: login))
+    }
+}
+
+/// A GitHub that answers only when its request is cancelled.
+private struct UnansweredSession: GitHubSession {
+    func repositories(ofUser _: String) async throws -> [GitHub.Repository] {
+        try await Task.sleep(for: .seconds(3_600))
+        return [GitHub.Repository(name: "never")]
+    }
+}
+
+@Suite("ComingFromTheComposableArchitecture.md", .isolatedDispatcher)
+struct ComposableArchitectureGuideTests {
+    @Test func aCancelledLoadTurnsTheFlagOffWhenTheCancelReturns() async throws {
+        let store = RepositoryStore.instantiate()
+        let load = RepositoryLoader(session: UnansweredSession()).load(user: "marty")
+        try await waitUntil { store.isRepositoryFetching.value }
+        load?.cancel()
+        #expect(!store.isRepositoryFetching.value)
+        await load?.finish()
+        #expect(!store.isRepositoryFetching.value, "its own end dispatched nothing")
+        #expect(store.repositories.value.isEmpty)
+    }
+
+    @Test func aLoadIsCancelledByTheEnumCaseItWasStartedWith() async {
+        let loader = UserRepositoryLoader(session: UnansweredSession())
+        let marty = loader.load(user: "marty")
+        let doc = loader.load(user: "doc")
+        loader.tasks.cancel(.search)
+        loader.stopLoading(user: "marty")
+        #expect(marty?.isCancelled == true)
+        #expect(doc?.isCancelled == false)
+        #expect(loader.tasks.isRunning(.repositories(user: "doc")))
+        doc?.cancel()
+        await marty?.finish()
+        await doc?.finish()
+    }
 }
 
 // MARK: - Previews.md

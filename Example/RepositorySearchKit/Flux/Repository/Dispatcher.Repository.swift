@@ -48,6 +48,8 @@ struct FetchTask: Sendable, Hashable, CustomStringConvertible, Codable {
         try container.encode(description)
     }
 
+    /// Cancels the request: nothing of it reaches the store after this returns, and
+    /// fetching is off (its `onCancel`, if it was running).
     func cancel() {
         task?.cancel()
     }
