@@ -369,3 +369,7 @@ extension Dispatcher {
         }
     }
 }
+
+/// Guarded by the dispatcher's mutex; it never crosses a thread on its own.
+@available(*, unavailable)
+extension Dispatcher.Dispatching: Sendable {}

@@ -219,3 +219,6 @@ extension ObserverSlab {
 // The slab is owned and guarded by its value core; it is never sent anywhere on its own.
 @available(*, unavailable)
 extension ObserverSlab: Sendable {}
+
+/// Three integers: a plain value.
+extension ObserverSlab.Counts: Sendable {}

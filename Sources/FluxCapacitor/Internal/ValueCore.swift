@@ -659,3 +659,12 @@ final class MailboxObserverRecord<Element: Sendable>: ObserverRecord<Element>, @
         mailbox.dropQueued()
     }
 }
+
+/// The storage is read and written under the core's lock only; it never crosses a thread
+/// on its own.
+@available(*, unavailable)
+extension ValueCore.Storage: Sendable {}
+
+/// What one thread found under the lock, for that same thread to deliver.
+@available(*, unavailable)
+extension ValueCore.Update: Sendable {}

@@ -527,3 +527,5 @@ extension ValueCoreStateMachine.Queued: Sendable {}
 extension ValueCoreStateMachine.RoundState: Sendable {}
 @available(*, unavailable)
 extension ValueCoreStateMachine.FirstDelivery: Sendable {}
+/// A round is a thread's number: a plain word, safe to hand anywhere.
+extension ValueCoreStateMachine.Round: Sendable {}
