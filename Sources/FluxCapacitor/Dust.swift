@@ -161,8 +161,15 @@ public class Dust: @unchecked Sendable {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()
         defer { mutex.unlock() }
-        if case .cleaned = state {
+        switch state {
+        case .cleaned:
             return
+        case .observing:
+            break
+        case .plain, .rare:
+            if hasNothingLeftToCleanLocked {
+                return
+            }
         }
         if self.buster == nil {
             self.buster = buster
@@ -172,6 +179,34 @@ public class Dust: @unchecked Sendable {
         // Inserted with our mutex held, so a concurrent `clean()` either sees the buster
         // and removes the dust from it, or runs before and we return above.
         buster.insert(self)
+    }
+
+    /// Whether a subclass's dust has ended on its own, so that a buster need not hold it
+    /// (an ``InFlightTask`` whose work returned). Asked with the striped mutex held.
+    var hasNothingLeftToCleanLocked: Bool {
+        false
+    }
+
+    /// Takes the dust out of its busters without cleaning it: for a subclass's dust that
+    /// ended on its own (an ``InFlightTask`` whose work returned), so that a buster kept by
+    /// a long-lived screen does not hold one finished task per search. Call with no lock
+    /// held, after `hasNothingLeftToCleanLocked` turned true.
+    final func leaveBusters() {
+        let mutex = StripedLocks.mutex(for: self)
+        mutex.lock()
+        let buster = self.buster
+        if buster != nil {
+            self.buster = nil
+        }
+        var moreBusters: [WeakDustBuster] = []
+        if case .rare(let rare) = state {
+            swap(&moreBusters, &rare.moreBusters)
+        }
+        mutex.unlock()
+        buster?.remove(self)
+        for weakBuster in moreBusters {
+            weakBuster.buster?.remove(self)
+        }
     }
 
     /// The dust's `RareDustState`, made if it has none (keeping the link it holds, if any).

@@ -13,6 +13,9 @@
 /// pager.showRepositories(ofUser: "marty")?.cleaned(by: dustBuster)
 /// ```
 ///
+/// A buster lets go of a task once its work returned, so a screen's buster holds only the
+/// work still running.
+///
 /// **A dispatch racing the cancellation.** The check is made under the dispatcher's lock,
 /// when the state is about to be reduced. So each dispatch of the work is either reduced,
 /// with its `.current` observers called, before ``cancel()`` returns, or dropped: when a
@@ -187,8 +190,8 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
         table?.forget(self)
     }
 
-    /// The work returned: the task leaves its table. A cancelled task keeps its phase, so
-    /// that its cancellation (which may still be on its way) runs `onCancel`.
+    /// The work returned: the task leaves its table and its busters. A cancelled task keeps
+    /// its phase, so that its cancellation (which may still be on its way) runs `onCancel`.
     private func end() {
         let isCancelled = withPhase { phase in
             guard !isCleanedLocked, case .running(let task) = phase else { return true }
@@ -197,7 +200,14 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
         }
         if !isCancelled {
             table?.forget(self)
+            leaveBusters()
         }
+    }
+
+    /// A task whose work returned uncancelled has nothing left to cancel: a buster lets
+    /// go of it (see `end()`) and does not take it again.
+    override var hasNothingLeftToCleanLocked: Bool {
+        if case .ended = phase { true } else { false }
     }
 }
 
