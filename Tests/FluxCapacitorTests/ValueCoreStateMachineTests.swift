@@ -91,8 +91,7 @@ struct ValueCoreStateMachineTests {
             case .nothing: return "nothing"
             case .releaseHandler: return "releaseHandler"
             case .release(let reference):
-                #expect(reference.takeUnretainedValue() === observer)
-                reference.release()
+                #expect(reference.takeRetainedValue() === observer)
                 return "release"
             }
         }
@@ -135,24 +134,22 @@ struct ValueCoreStateMachineTests {
 
         /// Runs `nextStep` until the round ends, counting the values it delivers; returns
         /// that count and what the end lets go of.
-        func finishRound() -> (delivered: [Int?], left: [Unmanaged<ObserverDust>], leftBeforeJoining: [ObserverDust]) {
+        func finishRound() -> (delivered: [Int?], left: [ObserverDust]) {
             var delivered: [Int?] = []
             while true {
                 machine._checkInvariants()
                 switch nextStep() {
                 case .deliver(let value, _): delivered.append(value.value as? Int)
-                case .ended(let left, let leftBeforeJoining):
+                case .ended(let left):
                     machine._checkInvariants()
                     #expect(!isHandedOver)
-                    return (delivered, left, leftBeforeJoining)
+                    return (delivered, left)
                 }
             }
         }
 
         deinit {
-            for reference in machine.removeAllObservers() {
-                reference.release()
-            }
+            _ = machine.removeAllObservers()
         }
     }
 
@@ -189,7 +186,7 @@ struct ValueCoreStateMachineTests {
         let fixture = Fixture()
         fixture.startRound()
         let end = fixture.finishRound()
-        #expect(end.delivered.isEmpty && end.left.isEmpty && end.leftBeforeJoining.isEmpty)
+        #expect(end.delivered.isEmpty && end.left.isEmpty)
         #expect(fixture.round == .idle)
     }
 
@@ -373,8 +370,7 @@ struct ValueCoreStateMachineTests {
         #expect(delivery.slots![0] == nil)
         #expect(observer.place == .left)
         let end = fixture.finishRound()
-        #expect(end.left.map { ObjectIdentifier($0.takeUnretainedValue()) } == [ObjectIdentifier(observer)])
-        end.left.forEach { $0.release() }
+        #expect(end.left.map(ObjectIdentifier.init) == [ObjectIdentifier(observer)])
     }
 
     @Test func removingAnObserverFromAnotherThreadDuringARoundLeavesBetweenValues() {
@@ -388,8 +384,7 @@ struct ValueCoreStateMachineTests {
         #expect(fixture.round == .running(drainer: Self.drainer) && fixture.isHandedOver)
         let end = fixture.finishRound()
         #expect(observer.place == .left)
-        #expect(end.left.map { ObjectIdentifier($0.takeUnretainedValue()) } == [ObjectIdentifier(observer)])
-        end.left.forEach { $0.release() }
+        #expect(end.left.map(ObjectIdentifier.init) == [ObjectIdentifier(observer)])
     }
 
     @Test func removingAJoiningObserverFromAnotherThreadReleasesItsHandlerAndTheRoundSkipsIt() {
@@ -401,7 +396,7 @@ struct ValueCoreStateMachineTests {
         #expect(observer.place == .left)
         #expect(fixture.checked.observerCount == 0)
         let end = fixture.finishRound()
-        #expect(end.left.isEmpty && end.leftBeforeJoining.isEmpty)
+        #expect(end.left.isEmpty)
         #expect(fixture.machine.observers.live == 0)
     }
 
@@ -413,7 +408,7 @@ struct ValueCoreStateMachineTests {
         #expect(fixture.remove(observer, on: Self.drainer) == "nothing")
         #expect(observer.place == .leftWhileJoining)
         let end = fixture.finishRound()
-        #expect(end.leftBeforeJoining.map(ObjectIdentifier.init) == [ObjectIdentifier(observer)])
+        #expect(end.left.map(ObjectIdentifier.init) == [ObjectIdentifier(observer)])
         #expect(observer.place == .left)
         #expect(fixture.machine.observers.live == 0)
     }
@@ -435,7 +430,7 @@ struct ValueCoreStateMachineTests {
         #expect(leftWhileJoining.place == .leftWhileJoining)
 
         let end = fixture.finishRound()
-        end.left.forEach { $0.release() }
+        #expect(end.left.map(ObjectIdentifier.init) == [leaving, leftWhileJoining].map(ObjectIdentifier.init))
         #expect(fixture.remove(leaving, on: Self.other) == "nothing")
         #expect(leaving.place == .left && leftWhileJoining.place == .left)
     }
@@ -467,7 +462,7 @@ struct ValueCoreStateMachineTests {
         }
         #expect(fixture.checked.observers.count == 20)  // the round walks these slots
         let end = fixture.finishRound()
-        end.left.forEach { $0.release() }
+        #expect(end.left.map(ObjectIdentifier.init) == observers.prefix(15).map(ObjectIdentifier.init))
         #expect(fixture.checked.observers.count == 5)
         #expect(observers.suffix(5).map(\.place) == (0..<5).map { .inSlab($0) })
     }

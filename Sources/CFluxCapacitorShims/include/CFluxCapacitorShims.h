@@ -176,17 +176,29 @@ void cflux_yield(void);
 
 // MARK: A value core's lock and round word
 
-/// What a value core's `CoreLock` holds in its own allocation: the core's mutex, and its
+/// What a value core's `CoreLock` holds in its own allocation: the core's mutex; its
 /// round word, which the thread delivering a round (or a first value) clears without the
-/// mutex when nothing else happened meanwhile (see `ObserverCore.round`).
+/// mutex when nothing else happened meanwhile (see `ObserverCore.round`); and the core
+/// itself, unretained, read and written with the mutex held (`CoreLock.withCore`).
 typedef struct cflux_core_lock {
     cflux_mutex mutex;
     _Atomic(uintptr_t) round;
+    void *_Nullable core;
 } cflux_core_lock;
 
 /// The core lock's mutex.
 static inline cflux_mutex *_Nonnull cflux_core_lock_mutex(cflux_core_lock *_Nonnull lock) {
     return &lock->mutex;
+}
+
+/// The core (read with the mutex held).
+static inline void *_Nullable cflux_core_lock_core(cflux_core_lock *_Nonnull lock) {
+    return lock->core;
+}
+
+/// Sets the core (with the mutex held, or before the lock is shared).
+static inline void cflux_core_lock_set_core(cflux_core_lock *_Nonnull lock, void *_Nullable core) {
+    lock->core = core;
 }
 
 /// The round word (acquire).

@@ -10,35 +10,36 @@ public import CFluxCapacitorShims
 /// while holding the lock (`withCore(_:)`). A core whose last reference is gone but whose
 /// `deinit` waits for the lock is still whole, and is used without being retained.
 ///
-/// The mutex and the round word (`ObserverCore.round` says what it holds) are the
-/// `ManagedBuffer`'s element, so they have the stable addresses that a futex,
-/// `os_unfair_lock` and atomics need, and Swift frees them with the object. (One object
-/// for the lock and the link: a live store with one `Variable` keeps 64 bytes for both,
-/// one allocation, where two objects took two.)
+/// The mutex, the round word (`ObserverCore.round` says what it holds) and the core's
+/// address are the `ManagedBuffer`'s element (`cflux_core_lock`), so the mutex and the
+/// word have the stable addresses that a futex, `os_unfair_lock` and atomics need, and
+/// Swift frees them with the object. (One object for the lock and the link: a live store
+/// with one `Variable` keeps 64 bytes for both, one allocation, where two objects took two.)
 @usableFromInline
-final class CoreLock: ManagedBuffer<Unmanaged<ObserverCore>?, cflux_core_lock>, MutexHolding {
+final class CoreLock: ManagedBuffer<Void, cflux_core_lock>, MutexHolding {
     // Not `Sendable`, as no `ManagedBuffer` is: its holders are (the core and its
-    // observers). The element is a mutex and an atomic word, made to be shared; the header
-    // (the core, unretained) is read and written with the mutex held.
+    // observers). The element is a mutex, an atomic word, and the core's address, which is
+    // read and written with the mutex held.
 
     /// An unlocked lock, round word 0, attached to no core yet.
     static func make() -> CoreLock {
-        let lock = unsafeDowncast(create(minimumCapacity: 1) { _ in nil }, to: CoreLock.self)
-        lock.withUnsafeMutablePointerToElements { element in
-            cflux_mutex_init(cflux_core_lock_mutex(element))
-            cflux_core_lock_store_round(element, 0)
-        }
+        let lock = unsafeDowncast(create(minimumCapacity: 1) { _ in }, to: CoreLock.self)
+        cflux_mutex_init(lock.mutex)
+        cflux_core_lock_store_round(lock.element, 0)
+        cflux_core_lock_set_core(lock.element, nil)
         return lock
     }
 
     deinit {
-        withUnsafeMutablePointerToElements { cflux_mutex_deinit(cflux_core_lock_mutex($0)) }
+        cflux_mutex_deinit(mutex)
     }
 
+    /// The element, at the buffer's stable address (valid while the lock lives).
     @inlinable
-    var mutex: UnsafeMutablePointer<cflux_mutex> {
-        withUnsafeMutablePointerToElements { cflux_core_lock_mutex($0) }
-    }
+    var element: UnsafeMutablePointer<cflux_core_lock> { withUnsafeMutablePointerToElements { $0 } }
+
+    @inlinable
+    var mutex: UnsafeMutablePointer<cflux_mutex> { cflux_core_lock_mutex(element) }
 
     @inlinable
     var rank: LockRank {
@@ -50,40 +51,32 @@ final class CoreLock: ManagedBuffer<Unmanaged<ObserverCore>?, cflux_core_lock>, 
     /// The round word (acquire).
     @inlinable
     func loadRound() -> UInt {
-        withUnsafeMutablePointerToElements { UInt(cflux_core_lock_load_round($0)) }
+        UInt(cflux_core_lock_load_round(element))
     }
 
     /// Stores the round word (release).
     @inlinable
     func storeRound(_ word: UInt) {
-        withUnsafeMutablePointerToElements { cflux_core_lock_store_round($0, word) }
+        cflux_core_lock_store_round(element, word)
     }
 
     /// Replaces the round word with `desired` if it is `expected`; returns whether it did.
     @inlinable
     func exchangeRound(expected: UInt, desired: UInt) -> Bool {
-        withUnsafeMutablePointerToElements { cflux_core_lock_exchange_round($0, expected, desired) }
+        cflux_core_lock_exchange_round(element, expected, desired)
     }
 
     // MARK: The core
 
-    /// The core, read and written through the header's pointer: the lock serializes every
-    /// access, and `header` (a class's stored property) would be checked for exclusivity at
-    /// run time, which cost a clean 76 instructions (callgrind, observe + clean).
-    private var core: Unmanaged<ObserverCore>? {
-        get { withUnsafeMutablePointerToHeader { $0.pointee } }
-        set { withUnsafeMutablePointerToHeader { $0.pointee = newValue } }
-    }
-
     /// Called once, at the end of the core's `init`, before the core is shared.
     func attach(_ core: ObserverCore) {
-        self.core = .passUnretained(core)
+        cflux_core_lock_set_core(element, Unmanaged.passUnretained(core).toOpaque())
     }
 
     /// Called by the core's `deinit`: from now on `withCore` finds nothing, and no
     /// `withCore` is still running.
     func detach() {
-        withLock { core = nil }
+        withLock { cflux_core_lock_set_core(element, nil) }
     }
 
     /// Runs `body` with the core, if it is still alive, holding the lock. `body` must not
@@ -91,7 +84,8 @@ final class CoreLock: ManagedBuffer<Unmanaged<ObserverCore>?, cflux_core_lock>, 
     func withCore<Result>(_ body: (ObserverCore) -> Result) -> Result? {
         lock()
         defer { unlock() }
+        guard let core = cflux_core_lock_core(element) else { return nil }
         // Unretained: the core cannot finish its deinit while the lock is held (see above).
-        return core?._withUnsafeGuaranteedRef(body)
+        return Unmanaged<ObserverCore>.fromOpaque(core)._withUnsafeGuaranteedRef(body)
     }
 }

@@ -21,18 +21,17 @@ final class Lock: ManagedBuffer<LockRank, cflux_mutex>, MutexHolding {
     @usableFromInline
     static func make(_ rank: LockRank) -> Lock {
         let lock = unsafeDowncast(create(minimumCapacity: 1) { _ in rank }, to: Lock.self)
-        lock.withUnsafeMutablePointerToElements { cflux_mutex_init($0) }
+        cflux_mutex_init(lock.mutex)
         return lock
     }
 
     deinit {
-        withUnsafeMutablePointerToElements { cflux_mutex_deinit($0) }
+        cflux_mutex_deinit(mutex)
     }
 
+    /// The mutex, at the buffer's stable address (valid while the lock lives).
     @inlinable
-    var mutex: UnsafeMutablePointer<cflux_mutex> {
-        withUnsafeMutablePointerToElements { $0 }
-    }
+    var mutex: UnsafeMutablePointer<cflux_mutex> { withUnsafeMutablePointerToElements { $0 } }
 
     @inlinable
     var rank: LockRank {
@@ -44,7 +43,9 @@ final class Lock: ManagedBuffer<LockRank, cflux_mutex>, MutexHolding {
 /// address, and its place in the lock order.
 @usableFromInline
 protocol MutexHolding {
+    /// The mutex, at an address that stays put while its holder lives.
     var mutex: UnsafeMutablePointer<cflux_mutex> { get }
+    /// Its place in the lock order.
     var rank: LockRank { get }
 }
 

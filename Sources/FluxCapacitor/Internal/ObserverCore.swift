@@ -47,8 +47,8 @@ class ObserverCore: @unchecked Sendable {
         upstream?.observation.clean()
         // Once detached, no observer is inside `remove(_:)` and none will enter it.
         lock.detach()
-        for reference in machine.removeAllObservers() {
-            ObserverDust.release(reference)
+        for observer in machine.removeAllObservers() {
+            observer.releaseHandler()
         }
     }
 

@@ -32,7 +32,7 @@ class ObserverDust: Dust, @unchecked Sendable {
         // deinit code, which may clean other dust.
         switch link?.withCore({ $0.removeLocked(self) }) {
         case .releaseHandler?: releaseHandler()
-        case .release(let reference)?: Self.release(reference)
+        case .release(let reference)?: reference.takeRetainedValue().releaseHandler()
         case .nothing?, nil: break
         }
         dropQueuedDeliveries()
@@ -45,15 +45,6 @@ class ObserverDust: Dust, @unchecked Sendable {
         case .joining, .inSlab: true
         case .leaving, .leftWhileJoining, .left: false
         }
-    }
-
-    /// Lets go of an observer that has left the slab: its handler, then the slab's +1
-    /// reference, which keeps it alive until then.
-    static func release(_ reference: Unmanaged<ObserverDust>) {
-        // Unretained: `reference` is the +1 this releases just after (a retain and release
-        // of its own cost observe + clean 3%).
-        reference._withUnsafeGuaranteedRef { $0.releaseHandler() }
-        reference.release()
     }
 
     /// Lets go of the handler once the observer has left its core for good.

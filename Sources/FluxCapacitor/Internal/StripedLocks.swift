@@ -6,29 +6,15 @@ import CFluxCapacitorShims
 /// nobody holds a striped lock while taking another lock of the library (their rank,
 /// ``LockRank/striped``, is below only the buster's).
 enum StripedLocks {
-    /// The 64 mutexes, in one `ManagedBuffer` that lives as long as the process.
-    private final class Table: ManagedBuffer<Void, cflux_mutex> {}
-
     private static let count = 64
-    // Unsafe: made once, never changed; a mutex is made to be shared.
-    nonisolated(unsafe) private static let table: Table = {
-        let table = unsafeDowncast(Table.create(minimumCapacity: count) { _ in }, to: Table.self)
-        table.withUnsafeMutablePointerToElements { mutexes in
-            for index in 0..<count {
-                cflux_mutex_init(mutexes + index)
-            }
-        }
-        return table
-    }()
-    /// The first of `table`'s mutexes, kept apart so that a lookup reads a pointer and
-    /// retains nothing (as an array of `Lock`s, a lookup retained and released the lock:
-    /// observe + clean 1,451 → 1,3xx per observer in callgrind).
-    nonisolated(unsafe) private static let mutexes = table.withUnsafeMutablePointerToElements { $0 }
+    /// The 64 mutexes, made once and kept for the life of the process.
+    // Unsafe: never changed after it is made, and a mutex is made to be shared.
+    nonisolated(unsafe) private static let locks = (0..<count).map { _ in Lock.make(.striped) }
 
     static func mutex(for object: AnyObject) -> StripedMutex {
         let address = UInt(bitPattern: ObjectIdentifier(object))
         // Heap objects are 16-byte aligned: drop the bits that are always zero.
-        return StripedMutex(mutex: mutexes + Int(truncatingIfNeeded: (address >> 4) & UInt(count - 1)))
+        return StripedMutex(mutex: locks[Int(truncatingIfNeeded: (address >> 4) & UInt(count - 1))].mutex)
     }
 }
 

@@ -63,11 +63,8 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
         /// change between a read and the install would clear it, and the next change, after
         /// the install, would skip the registrar too.
         ///
-        /// Held retained (+1, released in `deinit`) and used without retaining it again: a
-        /// change runs while its caller holds the core, so the bridge outlives the call,
-        /// and a retain and release of it per change cost a set of a value read through
-        /// `.value` a sixth more (callgrind, `Benchmarks/instructions --filter
-        /// setOfReadValue`).
+        /// Held retained (+1, released in `deinit`) and used without retaining it again
+        /// (`withBridge`).
         @usableFromInline
         var observation: Unmanaged<ObservationBridge>?
 
@@ -98,9 +95,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     @usableFromInline
     func noteReadLocked() {
         assert(lock.isHeldByCurrentThread)
-        let observation = storage.observation ?? makeObservationLocked()
-        // Unretained: this core holds the bridge (+1) until its deinit.
-        observation._withUnsafeGuaranteedRef { $0.access() }
+        (storage.observation ?? makeObservationLocked()).withBridge { $0.access() }
     }
 
     private func makeObservationLocked() -> Unmanaged<ObservationBridge> {
@@ -147,18 +142,16 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     @inline(__always)
     func setAndUnlock(_ newValue: inout Element) {
         assert(lock.isHeldByCurrentThread)
-        // Unretained: the core holds the bridge (+1) until its deinit, and this call holds
-        // the core.
         let observation = storage.observation
         if let observation {
             lock.unlock()
-            observation._withUnsafeGuaranteedRef { $0.willSet() }
+            observation.withBridge { $0.willSet() }
             lock.lock()
         }
         let round = waitForTurnLocked()
         swap(&storage.element, &newValue)
         deliverChangeAndUnlock(storage.element, round: round)
-        observation?._withUnsafeGuaranteedRef { $0.didSet() }
+        observation?.withBridge { $0.didSet() }
     }
 
     /// The value, for the library's own reads: a derived value comparing with what it
@@ -195,8 +188,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
             return Update(observation: nil, round: round)
         }
         lock.unlock()
-        // Unretained: as in `setAndUnlock`.
-        observation._withUnsafeGuaranteedRef { $0.willSet() }
+        observation.withBridge { $0.willSet() }
         lock.lock()
         return Update(observation: observation, round: waitForTurnLocked())
     }
@@ -222,7 +214,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     func deliverUpdateAndUnlock(_ update: Update) {
         assert(lock.isHeldByCurrentThread)
         deliverChangeAndUnlock(storage.element, round: update.round)
-        update.observation?._withUnsafeGuaranteedRef { $0.didSet() }
+        update.observation?.withBridge { $0.didSet() }
     }
 
     /// Locks `lock`; traps if this thread already holds it, which only a change inside
@@ -570,15 +562,12 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
             lock.unlock()
             Dispatcher.withScope(next.scope) { deliverRound(Self.element(of: next), to: delivery) }
             return true
-        case .ended(let left, let leftBeforeJoining):
+        case .ended(let left):
             lock.storeRound(0)
             _checkInvariants()
             lock.unlock()
             // Let go of outside the lock: a handler's captures may run user deinit code.
-            for reference in left {
-                ObserverDust.release(reference)
-            }
-            for observer in leftBeforeJoining {
+            for observer in left {
                 observer.releaseHandler()
             }
             return false
