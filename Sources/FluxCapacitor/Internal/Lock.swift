@@ -137,11 +137,9 @@ enum LockRank: UInt8, Sendable {
     }
     #else
     @inlinable
-    @inline(__always)
     static func willTake(_: some MutexHolding) {}
 
     @inlinable
-    @inline(__always)
     static func didRelease(_: some MutexHolding) {}
     #endif
 }

@@ -230,7 +230,6 @@ extension ObserverCore {
     }
     #else
     @inlinable
-    @inline(__always)
     final func _checkInvariants() {}
     #endif
 }

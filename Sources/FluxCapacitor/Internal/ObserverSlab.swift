@@ -197,7 +197,6 @@ extension ObserverSlab {
             "ObserverSlab: internal inconsistency: \(found) observers, \(counts.live) counted")
     }
     #else
-    @inline(__always)
     func _checkInvariants() {}
     #endif
 }
