@@ -50,7 +50,6 @@ struct StoreTableTests {
         // Objects stand in for store types: a key is an address either way.
         let objects = (0..<200).map { _ in NSObject() }
         var table = StoreTable()
-        defer { table.deallocate() }
         var buckets: [Int] = []
         for object in objects {
             #expect(table.bucket(of: ObjectIdentifier(object)) == nil)

@@ -1,5 +1,3 @@
-import CFluxCapacitorShims
-
 /// The type-keyed, weak registry of live stores behind ``Dispatcher``.
 ///
 /// Keys are `ObjectIdentifier`s of store types, never type names, so two modules may
@@ -33,21 +31,18 @@ final class StoreRegistry: @unchecked Sendable {
     // its store (callgrind: `instantiate()` of a live store 114 → 198 instructions).
     @exclusivity(unchecked)
     private var table = StoreTable()
+    /// Words `clear()` took out, for the next holder of the dispatcher's mutex to let go of;
+    /// `table.hasRetired` says whether there are any.
     private var retired: [StoreWord] = []
-    /// 1 while `retired` is not empty: written under `mutex`, read by dispatches (relaxed).
-    private let hasRetired: UnsafeMutablePointer<UInt>
 
     /// A registry whose dispatches hold `dispatcherMutex` (the dispatcher's).
     init(dispatcherMutex: Lock) {
         self.dispatcherMutex = dispatcherMutex
-        hasRetired = .allocate(capacity: 1)
-        hasRetired.initialize(to: 0)
     }
 
     deinit {
-        table.deallocate()
+        // The table lets go of its own words.
         retired.forEach { $0.letGo() }
-        hasRetired.deallocate()
     }
 
     /// The live instance registered under `key` (the `ObjectIdentifier` of its type), read
@@ -71,7 +66,7 @@ final class StoreRegistry: @unchecked Sendable {
     /// only with the dispatcher's mutex held (a dispatch).
     @usableFromInline
     func liveInstanceDispatching(of key: ObjectIdentifier) -> AnyObject? {
-        if _slowPath(cflux_word_load_relaxed(hasRetired) != 0) {
+        if _slowPath(table.hasRetired) {
             letGoOfRetired()
         }
         guard let bucket = table.bucket(of: key) else { return nil }
@@ -91,7 +86,7 @@ final class StoreRegistry: @unchecked Sendable {
         mutex.lock()
         let words = retired
         retired = []
-        cflux_word_store_relaxed(hasRetired, 0)
+        table.hasRetired = false
         mutex.unlock()
         words.forEach { $0.letGo() }
     }
@@ -103,7 +98,7 @@ final class StoreRegistry: @unchecked Sendable {
     /// it may instantiate other stores.
     func instantiate<Store: Storable>(_ type: Store.Type) -> Store {
         assert(dispatcherMutex.isHeldByCurrentThread, "StoreRegistry.instantiate: dispatcher's mutex not held")
-        if cflux_word_load_relaxed(hasRetired) != 0 {
+        if table.hasRetired {
             letGoOfRetired()
         }
         let key = ObjectIdentifier(type)
@@ -175,7 +170,7 @@ final class StoreRegistry: @unchecked Sendable {
             return word
         }
         retired.append(word)
-        cflux_word_store_relaxed(hasRetired, 1)
+        table.hasRetired = true
         return .none
     }
 }
