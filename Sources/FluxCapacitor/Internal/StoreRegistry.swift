@@ -11,10 +11,11 @@
 @usableFromInline
 final class StoreRegistry: @unchecked Sendable {
     // Sendable: `mutex` guards `retired` and the creators of `table`. The table's keys and
-    // buffer change only with both `mutex` and the dispatcher's mutex held (`instantiate`
+    // storage change only with both `mutex` and the dispatcher's mutex held (`instantiate`
     // is called with the dispatcher's mutex held), so a dispatch, which holds the
-    // dispatcher's mutex, reads them with no lock of the registry's; store words are
-    // atomics (see StoreTable), which `remove`/`removeAll` change under `mutex` alone.
+    // dispatcher's mutex, reads them with no lock of the registry's; store words and the
+    // retired flag are atomics (see StoreTable), which `remove`/`removeAll` change under
+    // `mutex` alone.
     //
     // A store word that `clear()` takes out must not be let go of while a dispatch on
     // another thread may have loaded it and be about to `swift_tryRetain` it: such words go
@@ -27,8 +28,9 @@ final class StoreRegistry: @unchecked Sendable {
     // No user code runs while `mutex` is held.
     private let mutex = Lock.make(.registry)
     private let dispatcherMutex: Lock
-    // Unchecked: see above; the runtime's check of the table doubled a dispatch's lookup of
-    // its store (callgrind: `instantiate()` of a live store 114 → 198 instructions).
+    // Unchecked: see above; the runtime's check of the table costs more than the lookup
+    // (without it, `instantiate()` of a live store 114 → 199 instructions and a dispatch
+    // 290 → 376: `Benchmarks/instructions --filter dispatch --filter instantiate`).
     @exclusivity(unchecked)
     private var table = StoreTable()
     /// Words `clear()` took out, for the next holder of the dispatcher's mutex to let go of;
