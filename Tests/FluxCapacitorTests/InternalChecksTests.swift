@@ -50,7 +50,6 @@ struct StoreTableTests {
         // Objects stand in for store types: a key is an address either way.
         let objects = (0..<200).map { _ in NSObject() }
         var table = StoreTable()
-        defer { table.deallocate() }
         var buckets: [Int] = []
         for object in objects {
             #expect(table.bucket(of: ObjectIdentifier(object)) == nil)
@@ -77,6 +76,24 @@ struct StoreTableTests {
     }
 
     private final class Probe {}
+
+    @Test("a table that grows while stores are registered keeps every store and the retired flag")
+    func growthKeepsEveryRegistrationAndTheRetiredFlag() {
+        // Each store is also its own key (a key is an address either way).
+        let stores = (0..<100).map { _ in Probe() }
+        var table = StoreTable()
+        table.hasRetired = true
+        for store in stores {
+            let bucket = table.insert(ObjectIdentifier(store))
+            _ = table.exchangeWord(StoreWord(registering: store), in: bucket)
+        }
+        #expect(table.capacity >= 2 * stores.count, "the table grew")
+        #expect(table.hasRetired)
+        #expect(stores.allSatisfy { table.word(in: table.bucket(of: ObjectIdentifier($0))!).liveStore() === $0 })
+        table.hasRetired = false
+        #expect(!table.hasRetired)
+        table._checkInvariants()
+    }
 
     @Test("a registration loads its store while the store lives, and nothing once it is gone")
     func registrationFollowsTheStoreLife() {
