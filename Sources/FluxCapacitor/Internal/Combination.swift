@@ -1,40 +1,22 @@
 /// The machinery behind `Constant(combining:_:)`: a value core computed from several
 /// sources, recomputed when any of them changes, once per reduce when a dispatch changes
-/// several.
+/// several (Internal/README.md, "Combined values", walks through it).
 ///
-/// **Whose it is.** A combination belongs to the dispatcher that was current where it was
-/// made (in a store's `init`, that store's dispatcher; in a test, the test's own), and every
+/// It belongs to the dispatcher that was current where it was made, and every
 /// recomputation holds that dispatcher's mutex, as a dispatch does: so no reduce of it is
-/// ever halfway while the sources are read, whichever thread triggered it.
+/// halfway while the sources are read. A trigger inside a dispatch of it asks for one
+/// recomputation after the reduce; inside a dispatch of the current dispatcher, that one
+/// asks (and the recomputation holds both); anywhere else the recomputation is a dispatch
+/// of its own (`Dispatcher.recomputeAsDispatch(_:)`).
 ///
-/// - A trigger on a thread that is dispatching it (the change came from a `reduce`, an
-///   observer or a log subscriber) asks it for one recomputation after the reduce
-///   (`Dispatcher.recomputeAfterThisReduceLocked(_:)`, which asks once per combination).
-/// - A trigger on a thread that is dispatching another dispatcher, the current one (a
-///   source is a store value of that one) asks that one, so that its reduce is not halfway
-///   either: the recomputation then holds both.
-/// - Any other trigger recomputes as a dispatch of its own
-///   (`Dispatcher.recomputeAsDispatch(_:)`): it waits for a dispatch running on another
-///   thread, like `invoke`, and what the recomputation's observers dispatch runs after it.
+/// A source's observation is only a trigger: a recomputation reads every source as it is
+/// now, and sets the derived core when the sum of their versions (which only grow) moved.
+/// Recomputations run lowest `level` first, so one made from another changes once.
 ///
-/// **What it reads.** Each source's observation is only a trigger: a recomputation reads
-/// every source as it is now (`ValueCore.snapshot()`, a value and its version) and sets
-/// the derived core when a version moved since its last read: when the sum of the versions
-/// moved, as versions only ever grow. So a duplicate trigger
-/// changes nothing, and a source whose change waits in another thread's round is read as it
-/// is, not as it was.
-///
-/// **Order.** A combination's `level` is one more than the highest of the combinations it is
-/// computed from (directly, or through `map` and the like); the dispatcher runs the
-/// recomputations a reduce asked for lowest level first, so one made from another reads its
-/// new value and changes once. Computed once, when it is made: linear in the graph.
-///
-/// **Lifetime.** The derived core holds this object (its `upstream` source) and the dusts of
-/// the sources' observations, which it cleans when it goes; this object holds the sources'
-/// cores (in `update`) and the derived core weakly, as the store registry holds stores (a
-/// `StoreWord`: a weak reference would give the derived core a side table, and every
-/// retain and release of it the runtime's slow path). The observations' handlers hold this
-/// object, so it lives while they can still be called.
+/// The derived core holds this object (its `upstream` source) and the sources'
+/// observations; this object holds the sources' cores (in `update`) and the derived core
+/// as a `StoreWord`, weakly without a side table (a weak reference would send every
+/// retain and release of the derived core to the runtime's slow path).
 @usableFromInline
 final class Combination: @unchecked Sendable {
     // Sendable: `state` is guarded by `dispatcher`'s mutex, which every recomputation holds;
@@ -44,29 +26,23 @@ final class Combination: @unchecked Sendable {
     let dispatcher: Dispatcher
     /// Where the dispatcher runs it among the recomputations a reduce asked for.
     let level: Int
-    /// Reads every source and, if the sum of their versions differs from the given one
-    /// (which it updates), sets the derived core (given) to the transform of their values.
-    /// Made by the caller's module, specialized for the sources' types (see
-    /// `ValueCore.combining`).
+    /// Reads every source and, if the sum of their versions moved from the one given (and
+    /// updated), sets the given derived core (specialized in the caller: `combining`).
     private let update: @Sendable (inout UInt64, ObserverCore) -> Void
     /// The derived core, held weakly.
     private let derived: StoreWord
     /// What the recomputations change, guarded by `dispatcher`'s mutex.
-    // Unchecked: the dispatcher's mutex serializes every access; the runtime's check of a
-    // recomputation's `inout` access cost it 126 instructions (callgrind,
-    // `Benchmarks/instructions --filter combining`: a tenth of a dispatch changing two
-    // sources).
+    // Unchecked: the dispatcher's mutex serializes every access; the runtime's check cost a
+    // dispatch changing two sources a tenth more (`Benchmarks/instructions --filter combining`).
     @exclusivity(unchecked)
     private var state: State
 
     private struct State {
-        /// The sum of the versions of the sources' values that the derived core's value was
-        /// computed from. (One number rather than one per source: no array to check for
-        /// uniqueness and to write at every read.)
+        /// The sum of the versions of the sources' values the derived value was computed
+        /// from (one number, not an array to write at every read).
         var lastVersionSum: UInt64
-        /// Whether `dispatcher` was asked to recompute it after its current reduce: later
-        /// triggers of the reduce need not ask again. (A flag, not a search of the
-        /// dispatcher's list, which cost a dispatch changing two sources 50 instructions.)
+        /// Whether `dispatcher` was asked to recompute it after its current reduce (a flag,
+        /// not a search of its list, which cost a dispatch changing two sources 50 more).
         var isPending = false
     }
 
@@ -120,8 +96,6 @@ final class Combination: @unchecked Sendable {
         dispatcher.recomputeAsDispatch(self)
     }
 
-    /// Reads the sources and sets the derived core if one moved. Called by a dispatcher
-    /// with its mutex held (this one's, or the current one's, then taking this one's too).
     /// `source`'s value; adds its version to `versionSum`.
     @inlinable
     static func read<SourceElement>(_ source: ValueCore<SourceElement>, _ versionSum: inout UInt64) -> SourceElement {
@@ -139,6 +113,8 @@ final class Combination: @unchecked Sendable {
         return value
     }
 
+    /// Reads the sources and sets the derived core if one moved. Called by a dispatcher
+    /// with its mutex held (this one's, or the current one's, then taking this one's too).
     func recomputeLocked() {
         if dispatcher.mutex.isHeldByCurrentThread {
             state.isPending = false
@@ -187,11 +163,9 @@ extension ValueCore {
             }
         }
         var observations: [Dust] = []
-        var index = 0
         for source in repeat each sources {
             // A change since the first read is delivered at once, and triggers a read.
-            observations.append(source.observeForCombination(after: versions[index], combination))
-            index += 1
+            observations.append(source.observeForCombination(after: versions[observations.count], combination))
         }
         derived.hold(upstream: Dust.cleaningAll(observations), source: combination)
         return derived
