@@ -9,7 +9,9 @@ extension Dispatcher {
 
     /// The dispatcher that ``Storable/instantiate()``, ``Storable/clear()`` and
     /// ``Actionable/invoke(_:)`` use here: the one bound by the innermost enclosing
-    /// ``withCurrent(_:operation:)``, else ``shared``.
+    /// ``withCurrent(_:operation:)``, else ``shared``. It is also the dispatcher that a
+    /// task started here by ``InFlightTasks`` dispatches to, and that a value made here
+    /// with ``PrimitiveValue/init(combining:transform:)`` belongs to.
     public static var current: Dispatcher {
         // Until the first scope, `scopeToCarry` skips the task-local lookup: it is most of
         // the cost of `current`, and programs that never scope never pay for it. `shared`

@@ -17,7 +17,9 @@
 /// - **Synchronous.** A dispatch runs on the thread that invokes it. When `invoke`
 ///   returns, the store has reduced the state and every ``ExecuteQueue/current`` observer
 ///   has run. (An observer still being added on another thread, whose `observe` call is
-///   still delivering its first value, gets the change from that thread right after it.)
+///   still delivering its first value, gets the change from that thread right after it.
+///   A value the reduce sets while another thread, outside any dispatch, is delivering a
+///   change of it may be handed to that thread: see <doc:ThreadingAndReentrancy>.)
 /// - **Ordered and reentrant.** A dispatch made while one is running on the same thread
 ///   (from `reduce(with:)`, from an observer or from a dispatch-log subscriber) is queued,
 ///   and runs after the current one and before the outermost `invoke` returns. Chains of
@@ -25,9 +27,11 @@
 /// - **Thread-safe.** Any thread may dispatch, observe, clean and instantiate at once.
 ///   Dispatches of one dispatcher run one at a time, in the order they took the
 ///   dispatcher, so reductions of a store never overlap. A thread that dispatches while
-///   another thread's dispatch runs waits for it; so do not make a `reduce(with:)` or a
-///   `.current` observer wait for another thread that may dispatch (use
-///   ``ExecuteQueue/main`` or ``ExecuteQueue/queue(_:)`` observers for such work).
+///   another thread's dispatch runs waits for it, and so does a set, outside any
+///   dispatch, of a source of a value combined in this dispatcher
+///   (``PrimitiveValue/init(combining:transform:)``). So do not make a `reduce(with:)` or
+///   a `.current` observer wait for another thread that may dispatch or set such a source
+///   (use ``ExecuteQueue/main`` or ``ExecuteQueue/queue(_:)`` observers for such work).
 /// - **Making stores.** A store's `init()` runs holding the dispatcher, like a dispatch:
 ///   what it dispatches is reduced once it has returned and the store is registered.
 /// - **No live store.** A state whose store has no live instance is dropped: nothing

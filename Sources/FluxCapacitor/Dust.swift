@@ -20,7 +20,9 @@
 /// a change is being delivered may still receive that one change, after `clean()` has
 /// returned: `clean()` never waits for observers (which could deadlock). So capture what
 /// an observer uses weakly (`[weak self]`), not `unowned`, when its dust may be cleaned
-/// from another thread (a `deinit`, say).
+/// from another thread (a `deinit`, say). The one dust of FluxCapacitor's whose cleaning
+/// can wait is an ``InFlightTask``: it waits for a dispatch of its own work that another
+/// thread is reducing at that moment (see <doc:ThreadingAndReentrancy>).
 public class Dust: @unchecked Sendable {
     // Sendable: `buster` and `state` are guarded by the striped mutex for this object
     // (`StripedLocks.mutex(for: self)`). Subclasses guard their own state with it too.

@@ -22,6 +22,11 @@
 ///
 /// The buster holds each dust until it is cleaned, by the buster or on its own; a
 /// cleaned dust is let go at once, so it does not keep what its observer captured alive.
+/// It lets go of an ``InFlightTask`` once the task's work has returned uncancelled, and
+/// does not take one whose work has returned. Cleaning the buster, or its going away,
+/// cleans each dust as ``Dust/clean()`` does: it never waits for observers, but a task it
+/// cancels waits for a dispatch of the task's work that another thread is reducing at
+/// that moment (see <doc:ThreadingAndReentrancy>).
 public final class DustBuster: @unchecked Sendable {
     // Sendable: `mutex` guards `dusts`.
     private let mutex = Lock.make(.dustBuster)

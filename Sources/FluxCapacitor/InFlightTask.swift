@@ -13,21 +13,23 @@
 /// pager.showRepositories(ofUser: "marty")?.cleaned(by: dustBuster)
 /// ```
 ///
-/// A buster lets go of a task once its work returned, so a screen's buster holds only the
-/// work still running.
+/// A buster lets go of a task once its work returned uncancelled, and does not take one
+/// whose work has returned, so a screen's buster holds only the work still running.
 ///
-/// **A dispatch racing the cancellation.** The check is made under the dispatcher's lock,
-/// when the state is about to be reduced. So each dispatch of the work is either reduced,
-/// with its `.current` observers called, before ``cancel()`` returns, or dropped: when a
-/// dispatch of the work is being reduced on another thread at that moment, ``cancel()``
-/// (and so ``Dust/clean()`` and a ``DustBuster`` that holds the task) waits for that one
-/// dispatch to end. That is the one wait of a cancellation; cancelled from inside a
-/// dispatch (in a `reduce` or an observer), it never waits, and the task's dispatches
-/// queued behind it are dropped. A cancelled task's work keeps running until it returns;
-/// cancellation stops its dispatches and tells it (`Task.isCancelled`, `CancellationError`
-/// from `Task.sleep`), and runs the `onCancel` given to
-/// ``InFlightTasks/start(_:onCancel:_:)``, which puts right what the work would have put
-/// right at its end.
+/// Each dispatch of the work is either reduced, with its `.current` observers called,
+/// before the cancellation returns, or dropped: the check is made under the dispatcher's
+/// lock, when the state is about to be reduced. So when a dispatch of the work is being
+/// reduced on another thread at that moment, the cancellation, whichever way it is made
+/// (``cancel()``, ``Dust/clean()``, a ``DustBuster``, ``InFlightTasks/cancel(_:)``, a
+/// replacing start), waits for that one dispatch to end, as an `invoke` would; no other
+/// dust that FluxCapacitor makes waits when cleaned. Cancelled from inside a dispatch of
+/// its dispatcher (in a `reduce` or an observer), it never waits, and the work's
+/// dispatches queued on that thread are dropped.
+///
+/// A cancelled task's work keeps running until it returns: cancellation stops its
+/// dispatches, tells it (`Task.isCancelled`, `CancellationError` from `Task.sleep`), and
+/// runs the `onCancel` given to ``InFlightTasks/start(_:onCancel:_:)``, which puts right
+/// what the work would have put right at its end. See <doc:ThreadingAndReentrancy>.
 public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
     // Sendable: `phase` is guarded by this dust's striped mutex (`StripedLocks.mutex(for:
     // self)`), the one that guards whether the dust is cleaned, which is whether the task is
@@ -76,7 +78,9 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
         isCleaned
     }
 
-    /// Cancels the work: the same as ``Dust/clean()``. Calling it again does nothing.
+    /// Cancels the work: the same as ``Dust/clean()``. Calling it again does nothing. It
+    /// waits only for a dispatch of the work that another thread is reducing at that
+    /// moment (see ``InFlightTask``).
     ///
     /// ```swift
     /// let fetch = pager.showRepositories(ofUser: "marty")

@@ -23,15 +23,21 @@
 /// }
 /// ```
 ///
-/// With ``Policy/ignoreNew``, ``start(_:onCancel:_:)`` returns `nil` while a task of that id runs
-/// (a "refresh" button pressed twice). A task leaves its id when its work returns or when
-/// it is cancelled.
+/// With ``Policy/ignoreNew``, ``start(_:onCancel:_:)`` returns `nil` while a task of that
+/// id runs (a "refresh" button pressed twice). A task leaves its id when its work returns
+/// or when it is cancelled.
 ///
 /// Every method is safe from any thread and any task, also from inside a dispatch (a
-/// `reduce` or an observer). Starts of one id are ordered by a lock: with
-/// ``Policy/cancelRunning`` at most one task of an id is not cancelled at any time, and a
-/// new task's work begins only after the task it replaces is cancelled. Dropping the
-/// `InFlightTasks` does not cancel its tasks; their handles do.
+/// `reduce` or an observer). There are never two live tasks for one id (started, not
+/// cancelled, their work not returned), whichever way tasks are started and cancelled at
+/// once. With ``Policy/cancelRunning``, a new task's work begins only after the task it
+/// replaces is cancelled. Dropping the `InFlightTasks` does not cancel its tasks; their
+/// handles do. See <doc:ThreadingAndReentrancy> for when a cancellation waits.
+///
+/// An id is any `Hashable & Sendable` value: a `String`, or an enum of a feature's ids,
+/// whose cases may carry values. `AnyHashable` is not `Sendable` in Swift 6, so a port of
+/// the Composable Architecture's `AnyHashable` cancellation ids uses an enum of cases:
+/// see <doc:ComingFromTheComposableArchitecture#Cancellation-ids>.
 public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @unchecked Sendable {
     // Sendable: `running` is guarded by `mutex` (``LockRank/inFlightTasks``: a task's striped
     // mutex is taken under it, to mark the task cancelled; nothing calls out with it held).
@@ -80,14 +86,18 @@ public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @u
     /// The Swift task inherits the caller's task-locals (the dispatcher scope among them)
     /// and priority, like `Task { }`. The work's dispatches go to the dispatcher current
     /// here. With ``Policy/cancelRunning``, the task it replaces is cancelled (its
-    /// `onCancel` run) before this returns, and before the new work begins.
+    /// `onCancel` run) before this returns, and before the new work begins. (If another
+    /// thread is cancelling that task at the same moment, that thread runs its `onCancel`,
+    /// which may then come after the new work began.)
     ///
-    /// **Putting state right.** A cancelled task's dispatches are dropped, so a work that
-    /// turns a flag on and off again (`isLoading`) would leave it on when it is cancelled.
-    /// `onCancel` runs once when the task is cancelled before its work returns, whichever
-    /// way (by id, by its handle, by a start that replaces it, by a ``DustBuster``), on the
-    /// cancelling thread, after the task is closed to dispatches, in the dispatcher of the
-    /// task: dispatch the state that puts it right there, with plain `invoke`:
+    /// A cancelled task's dispatches are dropped, so work that turns a flag on and off
+    /// again (`isLoading`) would leave it on. `onCancel` puts it right. It runs once when
+    /// the task is cancelled before its work returned, whichever way (its handle, a
+    /// ``DustBuster``, ``cancel(_:)``, ``cancelAll()``, a replacing start), also when it
+    /// was cancelled before its work began. It runs on the cancelling thread, after the
+    /// task is closed to dispatches, with the task's dispatcher as
+    /// ``Dispatcher/current``: dispatch the state that puts things right there, with plain
+    /// `invoke`:
     ///
     /// ```swift
     /// fetches.start(
@@ -100,6 +110,9 @@ public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @u
     ///     invoke(.isRepositoryFetching(false), unlessCancelled: task)
     /// }
     /// ```
+    ///
+    /// A task whose work cancels it (by its handle or by id) sees `Task.isCancelled` at
+    /// once, also on its first line.
     ///
     /// - Parameters:
     ///   - id: Which work this is; one task per id runs at a time.
@@ -135,7 +148,9 @@ public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @u
         return task
     }
 
-    /// Cancels the task of `id`, if one runs.
+    /// Cancels the task of `id`, if one runs. Like ``InFlightTask/cancel()``, it waits
+    /// only for a dispatch of that task's work that another thread is reducing at that
+    /// moment.
     ///
     /// ```swift
     /// fetches.cancel("repositories")
@@ -152,7 +167,7 @@ public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @u
         }
     }
 
-    /// Cancels every task.
+    /// Cancels every task, each as ``cancel(_:)`` does.
     ///
     /// ```swift
     /// fetches.cancelAll()
