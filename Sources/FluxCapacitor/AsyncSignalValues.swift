@@ -12,9 +12,11 @@
 /// released, when the loop ends, when the iterating task is cancelled, or when the
 /// iterator goes away. The sequence never ends on its own.
 ///
-/// **Buffering.** Values arrive on the thread that sends them and wait in a buffer until
-/// the consumer asks for them, as with ``AsyncValues``: every value with ``Signal/values``
-/// (the buffer grows with a slow consumer's backlog), or what `bufferingPolicy` keeps.
+/// **Buffering.** Values arrive on the thread that delivers them (the one that sends them,
+/// or the one it handed them to: see <doc:ThreadingAndReentrancy>) and wait in a buffer
+/// until the consumer asks for them, as with ``AsyncValues``: every value with
+/// ``Signal/values`` (the buffer grows with a slow consumer's backlog), or what
+/// `bufferingPolicy` keeps.
 public struct AsyncSignalValues<Element: Sendable>: AsyncSequence, Sendable {
     /// The sequence never fails.
     public typealias Failure = Never

@@ -175,7 +175,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     }
 
     /// Locks for a change of `storage` in place (`Variable.update(_:)`), which
-    /// `deliverUpdateAndUnlock(_:)` ends; waits its turn as a set does (`lockForChange()`).
+    /// `deliverUpdateAndUnlock(_:)` ends; waits its turn as a set does (`waitForTurnLocked()`).
     /// Returns the bridge to Observation if the value was ever read through `.value`, after
     /// telling its registrar `willSet`.
     @inlinable
@@ -351,7 +351,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
 
     /// Delivers `value` (stored already, or sent) as the machine's `change` says: as a
     /// round on this thread, or handed over to the round that runs. Call with `lock`
-    /// held (by `lockForChange()`, which found `round`); unlocks.
+    /// held, after `waitForTurnLocked()` found `round`; unlocks.
     // Always inlined: left to the optimizer, a set cost 176 instead of 152 instructions and
     // a dispatch 314 instead of 290: `Benchmarks/instructions --filter set --filter dispatch`.
     @inlinable
