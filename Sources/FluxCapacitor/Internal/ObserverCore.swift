@@ -19,8 +19,9 @@ class ObserverCore: @unchecked Sendable {
     /// it is how they reach the core (see `CoreLock`).
     @usableFromInline
     final let lock = CoreLock.make()
-    // Unchecked: `lock` serializes the machine's events; the runtime's check would cost
-    // more than the rest of a set.
+    // Unchecked: `lock` serializes the machine's events; checked, a set cost 238
+    // instructions instead of 152 and a send 277 instead of 144
+    // (`Benchmarks/instructions --filter set --filter send`).
     @usableFromInline
     @exclusivity(unchecked)
     final var machine = ValueCoreStateMachine()
