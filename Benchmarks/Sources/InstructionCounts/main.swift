@@ -270,7 +270,7 @@ for workload in memoryMeasured {
         "\(workload.title) (bytes · mallocs per \(workload.unit))",
         "\(format(flux.bytes)) B · \(format(flux.mallocs))",
         "\(format(baseline.bytes)) B · \(format(baseline.mallocs))",
-        String(format: "%.2f×", flux.bytes / baseline.bytes),
+        baseline.bytes > 0 ? String(format: "%.2f×", flux.bytes / baseline.bytes) : "–",
         ((workload.bytesBudget.map { ["≤ \($0) B: \(verdict(flux.bytes <= Double($0)))"] } ?? [])
             + (workload.mallocsBudget.map { ["≤ \(format($0)) mallocs: \(verdict(flux.mallocs <= $0))"] } ?? []))
             .joined(separator: "; "),
