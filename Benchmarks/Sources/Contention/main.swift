@@ -423,6 +423,78 @@ where options.filters.isEmpty || options.filters.contains(where: { workload.id.c
         }
     }
 }
+// MARK: - A deep graph of combined values (issue 32)
+
+extension Dispatcher {
+    enum Graph: DispatchState {
+        typealias RelatedStoreType = GraphStore
+        typealias RelatedActionType = GraphAction
+        case set(Int, Int)
+    }
+}
+
+final class GraphStore: Storable {
+    typealias DispatchStateType = Dispatcher.Graph
+    let first = Variable(0)
+    let second = Variable(0)
+
+    required init() {}
+
+    func reduce(with state: Dispatcher.Graph) {
+        switch state {
+        case .set(let one, let two):
+            first.value = one
+            second.value = two
+        }
+    }
+}
+
+struct GraphAction: Actionable {
+    typealias DispatchStateType = Dispatcher.Graph
+}
+
+/// One dispatch setting both roots of `c[k] = c[k-1] + c[k-2]`, `depth` values deep: the
+/// median wall time per dispatch, and whether the top heard one value per dispatch, right.
+func deepGraph(depth: Int, dispatches: Int) -> (microseconds: Double, right: Bool) {
+    let dispatcher = Dispatcher()
+    return Dispatcher.withCurrent(dispatcher) {
+        let store = GraphStore.instantiate()
+        var values: [Constant<Int>] = [Constant(store.first), Constant(store.second)]
+        for k in 2..<depth {
+            values.append(Constant(combining: values[k - 1], values[k - 2]) { $0 &+ $1 })
+        }
+        let heard = Arrivals(threads: 1)
+        let top = values[depth - 1]
+        let dust = top.observe(ignoreFirst: true) { _ in heard.hear(0) }
+        var times: [Double] = []
+        var right = true
+        for run in 0..<options.runs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for index in 0..<dispatches {
+                GraphAction().invoke(.set(run, index))
+            }
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / Double(dispatches) / 1_000)
+            var expected = [run, dispatches - 1]
+            for k in 2..<depth { expected.append(expected[k - 1] &+ expected[k - 2]) }
+            right = right && top.value == expected[depth - 1]
+        }
+        dust.clean()
+        return (median(times), right && heard.count == options.runs * dispatches)
+    }
+}
+
+if options.filters.isEmpty || options.filters.contains(where: { "graph".contains($0) }) {
+    let (microseconds, right) = deepGraph(depth: 24, dispatches: 1_000)
+    let holds = microseconds < 2_000
+    failed = failed || !holds || !right
+    print("")
+    print(
+        "graph: one dispatch through 24 combined values (c[k] = c[k-1] + c[k-2]): "
+            + "\(format(microseconds)) µs per dispatch (median of \(options.runs) runs of 1,000), "
+            + "one value per dispatch at the top, right: \(right ? "yes" : "NO"); "
+            + "≤ 2 ms (issue 32): \(holds ? "holds" : "DOES NOT HOLD")")
+}
+
 if options.check && failed {
     FileHandle.standardError.write(Data("error: a budget does not hold, or a value did not arrive (see above)\n".utf8))
     exit(1)
