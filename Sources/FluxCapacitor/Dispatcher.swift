@@ -71,6 +71,11 @@ public final class Dispatcher: @unchecked Sendable {
         // A dispatch reads the registry's table with this mutex held and no lock of the
         // registry's (see StoreRegistry).
         registry = StoreRegistry(dispatcherMutex: mutex)
+        LiveDispatchers.add(mutex)
+    }
+
+    deinit {
+        LiveDispatchers.remove(mutex)
     }
 
     /// Unregisters every store: later dispatches are dropped until stores are instantiated

@@ -17,6 +17,8 @@ public import Foundation
 /// recorder.finish()  // or let it go: it finishes when it goes away
 /// ```
 ///
+/// (Let go of inside a dispatch, it finishes on its own queue, soon after.)
+///
 /// **The file** ([JSON Lines](https://jsonlines.org)): a header line, then one line per
 /// dispatch of a recorded type, in dispatch order:
 ///
@@ -49,7 +51,7 @@ public import Foundation
 /// **What goes wrong is reported, never a crash.** Through `onError`, the path a
 /// ``FileStorage`` reports through (a ``PersistenceError`` whose kind is
 /// ``PersistenceError/Kind-swift.enum/writeFailed`` and whose slot is the file's name),
-/// on the recorder's queue, and the app goes on:
+/// on a queue of the recorder's, and the app goes on:
 ///
 /// - a dispatch of a type not in `recording`: counted, and reported once per type;
 /// - a state whose encoding throws: counted, and reported once per type;
@@ -153,8 +155,9 @@ public final class DispatchFileRecorder: Sendable {
     ///     are dropped and counted. 4,096 by default.
     ///   - writeInterval: How long a state may wait before it is written (100 ms by
     ///     default), unless the buffer is half full.
-    ///   - onError: Hears what goes wrong, on the recorder's queue; prints to standard
-    ///     error by default.
+    ///   - onError: Hears what goes wrong; prints to standard error by default. It runs on a
+    ///     queue of the recorder's, possibly while a dispatch is running: do not dispatch or
+    ///     instantiate stores from it synchronously; hop to another queue or a `Task`.
     @preconcurrency
     public init(
         writingTo file: URL,
@@ -184,7 +187,13 @@ public final class DispatchFileRecorder: Sendable {
     }
 
     deinit {
-        finish()
+        subscription.clean()
+        // Let go of inside a dispatch (a reduce, an observer, a dispatch-log handler), this
+        // thread holds a dispatcher's mutex: the recorder's queue finishes the file later,
+        // and nothing here waits (see RecordingCore's "Waits"). What was heard is still
+        // written, unless the process ends first: call `flush()` or `finish()` before it
+        // exits.
+        core.finish(waiting: !Dispatcher.isDispatchingOnThisThread)
     }
 
     /// What the recorder did so far.
@@ -200,22 +209,25 @@ public final class DispatchFileRecorder: Sendable {
     /// recorder.flush()
     /// ```
     ///
-    /// It waits for the recorder's queue, where `onError` runs: if your `onError` dispatches,
-    /// do not flush from inside a dispatch (a `reduce(with:)`, a `.current` observer), which
-    /// holds the dispatcher that `onError` would wait for.
+    /// Inside a dispatch (a `reduce(with:)`, a `.current` observer, a dispatch-log handler)
+    /// it writes and flushes the file before it returns too, but does not wait for
+    /// `onError` to hear what went wrong: `onError` may dispatch, and would wait for this
+    /// thread.
     public func flush() {
         core.flush()
     }
 
-    /// Stops recording, writes what was heard and closes the file. The recorder does this
-    /// when it goes away; calling it again does nothing. It waits for the recorder's queue,
-    /// as ``flush()`` does.
+    /// Stops recording, writes what was heard and closes the file, and returns once that is
+    /// done and `onError` has heard what went wrong (inside a dispatch, once it is done:
+    /// as ``flush()``). The recorder does this when it goes away (let go of inside a
+    /// dispatch, later, on its own queue, waiting for nothing); calling it again does
+    /// nothing.
     ///
     /// ```swift
     /// recorder.finish()
     /// ```
     public func finish() {
         subscription.clean()
-        core.finish()
+        core.finish(waiting: true)
     }
 }

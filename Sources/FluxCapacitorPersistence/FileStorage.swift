@@ -66,7 +66,10 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     ///   - directory: Where the files go; made when first written to.
     ///   - coalescingInterval: How long a value waits after a change before it is written
     ///     (100 ms by default; `.zero` writes at once, still off the changing thread).
-    ///   - onError: Hears what goes wrong; prints to standard error by default.
+    ///   - onError: Hears what goes wrong; prints to standard error by default. It runs on
+    ///     a background queue or inside a store's `init()` or deinit, possibly while a
+    ///     dispatch is running: do not dispatch or instantiate stores from it synchronously;
+    ///     hop to another queue or a `Task`.
     @preconcurrency
     public init(
         directory: URL,
@@ -88,7 +91,10 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     ///   - name: The folder's name, usually the app's.
     ///   - coalescingInterval: How long a value waits after a change before it is written
     ///     (100 ms by default).
-    ///   - onError: Hears what goes wrong; prints to standard error by default.
+    ///   - onError: Hears what goes wrong; prints to standard error by default. It runs on
+    ///     a background queue or inside a store's `init()` or deinit, possibly while a
+    ///     dispatch is running: do not dispatch or instantiate stores from it synchronously;
+    ///     hop to another queue or a `Task`.
     /// - Returns: A storage in that folder, which is made when first written to.
     @preconcurrency
     public static func applicationSupport(
@@ -380,7 +386,8 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
         }
     }
 
-    /// Hands `error` to the storage's error handler, the `onError` it was made with.
+    /// Hands `error` to the storage's error handler, the `onError` it was made with (see
+    /// ``PersistentStorage/report(_:)`` for where it runs).
     ///
     /// - Parameter error: What went wrong.
     public func report(_ error: PersistenceError) {

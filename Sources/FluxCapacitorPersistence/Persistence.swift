@@ -85,7 +85,12 @@ public enum Persistence: Sendable {
     ///
     /// - Parameter storage: The app's storage.
     public static func setDefaultStorage(_ storage: (any PersistentStorage)?) {
-        lock.withLock { app = storage }
+        let replaced = lock.withLock {
+            defer { app = storage }
+            return app
+        }
+        // Let go of after unlocking: a storage's deinit may be user code.
+        withExtendedLifetime(replaced) {}
     }
 
     /// Runs `operation` with `storage` as the ``defaultStorage``: the persisted values made

@@ -34,8 +34,9 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
     /// The value is encoded as JSON. A change is written after the storage's
     /// `coalescingInterval`, on a background queue, so quick changes are written once and
     /// the last one wins; ``PersistentStorage/flush()`` writes at once, and the variable
-    /// writes what is pending when it goes away (with its store). Writes are atomic: a
-    /// crash loses at most the changes since the last write, never the file.
+    /// writes what is pending when it goes away (with its store; inside a dispatch, on the
+    /// background queue, which `flush()` waits for). Writes are atomic: a crash loses at
+    /// most the changes since the last write, never the file.
     ///
     /// What goes wrong is reported to the storage (``PersistentStorage/report(_:)``): a slot
     /// that the type cannot decode is set aside (kept, renamed) and the variable starts

@@ -19,6 +19,35 @@ func showDiskFullAlert() {
     print("The disk is full.")
 }
 
+extension Dispatcher {
+    /// A problem to show the user, in the samples.
+    enum Problem: DispatchState {
+        typealias RelatedStoreType = ProblemStore
+        typealias RelatedActionType = ProblemAction
+
+        case show(String)
+    }
+}
+
+/// The store of the problems shown, in the samples.
+final class ProblemStore: Storable {
+    typealias DispatchStateType = Dispatcher.Problem
+
+    let shown = Variable<[String]>([])
+
+    required init() {}
+
+    func reduce(with state: Dispatcher.Problem) {
+        switch state {
+        case .show(let problem): shown.value.append(problem)
+        }
+    }
+}
+
+struct ProblemAction: Actionable {
+    typealias DispatchStateType = Dispatcher.Problem
+}
+
 /// A stand-in for swift-log's `Logger`, in the samples.
 struct Logger: Sendable {
     func error(_ message: String) {
@@ -98,6 +127,16 @@ func fileStorageErrorSample(url: URL) {
             failure.code == .ENOSPC
         {
             showDiskFullAlert()
+        }
+    }
+    _ = storage
+}
+
+// PersistingValues.md: a report handler hops to a task before it dispatches.
+func reportHandlerHopsToATaskSample() {
+    let storage = FileStorage.applicationSupport(named: "MyApp") { error in
+        Task {
+            ProblemAction().invoke(.show(error.description))
         }
     }
     _ = storage

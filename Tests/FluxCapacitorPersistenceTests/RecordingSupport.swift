@@ -27,6 +27,54 @@ extension Dispatcher {
     }
 }
 
+extension Dispatcher {
+    /// A recorded state whose encoding waits until the test lets it go on: it holds up the
+    /// recorder's writer.
+    enum Held: DispatchState, Codable, Sendable {
+        typealias RelatedStoreType = HeldStore
+        typealias RelatedActionType = HeldAction
+
+        case held(WriterGate)
+    }
+}
+
+/// What a ``Dispatcher/Held`` state's encoding waits for. One decoded from a recording does
+/// not wait.
+final class WriterGate: Codable, Sendable {
+    /// Signalled when the writer starts encoding the state.
+    let encoding = DispatchSemaphore(value: 0)
+    /// Lets the encoding go on.
+    let mayEncode = DispatchSemaphore(value: 0)
+    private let waits: Bool
+
+    init() {
+        waits = true
+    }
+
+    init(from decoder: any Decoder) throws {
+        waits = false
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        if waits {
+            encoding.signal()
+            mayEncode.wait()
+        }
+        var container = encoder.singleValueContainer()
+        try container.encodeNil()
+    }
+}
+
+final class HeldStore: Storable {
+    typealias DispatchStateType = Dispatcher.Held
+    required init() {}
+    func reduce(with state: Dispatcher.Held) {}
+}
+
+struct HeldAction: Actionable {
+    typealias DispatchStateType = Dispatcher.Held
+}
+
 final class TallyStore: Storable {
     typealias DispatchStateType = Dispatcher.Tally
 

@@ -4,7 +4,18 @@ import Foundation
 
 /// The two halves of a ``DispatchFileRecorder``: `take(_:)`, on the dispatching thread,
 /// puts a state in `pending` under `lock`; the writer, on `queue`, takes what is pending,
-/// encodes it, writes it and reports.
+/// encodes it and writes it, and hands what went wrong to `reports`, a queue of its own,
+/// where `onError` runs.
+///
+/// ## Waits
+///
+/// `flush()` and `finish()` wait for `queue` (`queue.sync`), which runs no handler of the
+/// app's, only the writing (and the recorded states' `Encodable` conformances): so they may
+/// wait from a dispatch, which is where `onError` could otherwise wait for them. They wait
+/// for `reports` (so that `onError` has heard every error when they return) only from a
+/// thread that holds no dispatcher's mutex and is not `onError` itself: `onError` may
+/// dispatch, and would then wait for the dispatching thread. A recorder let go of inside a
+/// dispatch waits for nothing: its deinit hands the finishing to `queue`.
 final class RecordingCore: @unchecked Sendable {
     // Sendable: `lock` guards `pending`, `sequence`, `counts`, `isScheduled`,
     // `isUrgent`, `seenUnregistered`, `unregistered` and `isFinished`. `file`, `encoder`,
@@ -31,6 +42,9 @@ final class RecordingCore: @unchecked Sendable {
     private let onError: @Sendable (PersistenceError) -> Void
     private let queue = DispatchQueue(label: "FluxCapacitor.recorder", qos: .utility)
     private let queueKey = DispatchSpecificKey<Void>()
+    /// Where `onError` runs, in the order the writer found the errors.
+    private let reports = DispatchQueue(label: "FluxCapacitor.recorder.reports", qos: .utility)
+    private let reportsKey = DispatchSpecificKey<Void>()
 
     private let lock = NSLock()
     private var pending: [Pending] = []
@@ -72,6 +86,7 @@ final class RecordingCore: @unchecked Sendable {
         pending.reserveCapacity(bufferCapacity)
         spare.reserveCapacity(bufferCapacity)
         queue.setSpecific(key: queueKey, value: ())
+        reports.setSpecific(key: reportsKey, value: ())
     }
 
     // MARK: The dispatching thread
@@ -134,34 +149,55 @@ final class RecordingCore: @unchecked Sendable {
         }
     }
 
+    /// Writes what is pending and flushes the file to disk; returns once that is done and,
+    /// unless that could wait for this thread, once `onError` has heard what went wrong.
     func flush() {
-        if DispatchQueue.getSpecific(key: queueKey) != nil {
-            // From `onError`: on the queue already.
-            write()
-            return
-        }
-        queue.sync {
+        onQueue {
             write()
             sync()
         }
+        waitForReports()
     }
 
-    func finish() {
+    /// Stops recording, writes what is pending and closes the file; the first call only.
+    /// `waiting`: as `flush()`; else (a recorder let go of inside a dispatch) the writer
+    /// does it later, and this returns at once.
+    func finish(waiting: Bool) {
         let first: Bool = lock.withLock {
             defer { isFinished = true }
             return !isFinished
         }
         guard first else { return }
-        let close = {
+        let close: @Sendable () -> Void = {
             self.write()
             self.sync()
             self.file.close()
         }
-        if DispatchQueue.getSpecific(key: queueKey) != nil {
-            close()
-        } else {
-            queue.sync(execute: close)
+        guard waiting else {
+            queue.async(execute: close)
+            return
         }
+        onQueue(close)
+        waitForReports()
+    }
+
+    /// Runs `body` on `queue`, and returns once it has run.
+    private func onQueue(_ body: () -> Void) {
+        if DispatchQueue.getSpecific(key: queueKey) != nil {
+            body()
+        } else {
+            queue.sync(execute: body)
+        }
+    }
+
+    /// Waits until `onError` has heard every error found so far, unless that could wait for
+    /// this thread: in `onError` itself, or holding a dispatcher's mutex (`onError` may
+    /// dispatch to that dispatcher).
+    private func waitForReports() {
+        guard DispatchQueue.getSpecific(key: reportsKey) == nil, !Dispatcher.isDispatchingOnThisThread else {
+            return
+        }
+        reports.sync {}
     }
 
     // MARK: The writer, on `queue`
@@ -236,9 +272,7 @@ final class RecordingCore: @unchecked Sendable {
             counts.notWritten += notWritten
             counts.notEncodable += notEncodable
         }
-        for error in errors {
-            onError(error)
-        }
+        report(errors)
     }
 
     /// Flushes the file to disk, reporting a failure.
@@ -246,7 +280,18 @@ final class RecordingCore: @unchecked Sendable {
         do {
             try file.sync()
         } catch {
-            onError(self.error(reason: PersistedSlot.describe(error), underlyingError: error))
+            report([self.error(reason: PersistedSlot.describe(error), underlyingError: error)])
+        }
+    }
+
+    /// Hands `errors` to `onError`, on `reports`: never on `queue`, which `flush()` and
+    /// `finish()` wait for from inside dispatches.
+    private func report(_ errors: [PersistenceError]) {
+        guard !errors.isEmpty else { return }
+        reports.async { [onError] in
+            for error in errors {
+                onError(error)
+            }
         }
     }
 
