@@ -56,8 +56,14 @@ let package = Package(
             exclude: ["Internal/README.md"],
             swiftSettings: internalChecks
         ),
-        // One process-wide atomic flag, in C11 so that it works on every platform the
-        // library supports (`Synchronization.Atomic` needs macOS 15 / iOS 18).
+        // The C11 the library is built on where Swift's own would not do on every platform
+        // it supports (`Synchronization.Atomic` and `Mutex` need macOS 15 / iOS 18, and
+        // ThreadSanitizer on Linux does not see `Mutex`): the atomics, and the mutex the
+        // library's locks are built on. Its header's sections, one for one (DriftTests
+        // fails when this list and the header's `MARK:` lines differ): Dispatcher scopes;
+        // The shared dispatcher; A mutex that knows its owner; A value core's lock and round
+        // word; Lock order (internal checks only); The store registry's words; Swift runtime
+        // entry points.
         .target(name: "CFluxCapacitorShims"),
         .target(name: "FluxCapacitorPersistence", dependencies: ["FluxCapacitor"]),
         .target(name: "FluxCapacitorTesting", dependencies: ["FluxCapacitor"]),
@@ -87,7 +93,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ExampleTests",
-            dependencies: ["RepositorySearchKit", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport"]
+            dependencies: ["RepositorySearchKit", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport"],
+            // A session that `repository-search --record` wrote, which ReplayTests replays.
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "MigrationGuideTests",

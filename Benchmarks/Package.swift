@@ -20,7 +20,11 @@ let package = Package(
         // The workloads and their contenders (FluxCapacitor and a hand-written baseline).
         .target(
             name: "Workloads",
-            dependencies: [.product(name: "FluxCapacitor", package: "FluxCapacitor")]
+            dependencies: [
+                .product(name: "FluxCapacitor", package: "FluxCapacitor"),
+                // The recorder of the "recorder on" rows.
+                .product(name: "FluxCapacitorPersistence", package: "FluxCapacitor"),
+            ]
         ),
         // `Benchmarks/instructions`: runs each workload under callgrind and prints
         // instructions per operation, bytes and mallocs per object, and the budgets.
@@ -30,5 +34,9 @@ let package = Package(
         // Measures the heap bytes and mallocs of one memory workload (run by
         // InstructionCounts, natively, not under valgrind).
         .executableTarget(name: "MemoryCounts", dependencies: ["Workloads", "CMallocCounter"]),
+        // `Benchmarks/contention`: several threads on one target (a set, an update, a send, a
+        // dispatch, a mix), wall clock, against a mutex around the value and its observer.
+        .executableTarget(
+            name: "Contention", dependencies: [.product(name: "FluxCapacitor", package: "FluxCapacitor")]),
     ]
 )

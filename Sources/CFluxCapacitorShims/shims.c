@@ -1,38 +1,25 @@
 #include "CFluxCapacitorShims.h"
 
-#include <stdlib.h>
+#include <sched.h>
 
 atomic_bool cflux_scopes_used_flag = false;
 
 _Atomic(void *) cflux_shared_dispatcher_pointer = NULL;
 
-#if defined(__linux__) || defined(__APPLE__)
-// All zero: `state` 0 (Linux) and `OS_UNFAIR_LOCK_INIT`, which is `{0}` (Apple's
-// `os/lock.h`), are unlocked, and `owner` 0 is nobody.
-cflux_mutex cflux_striped_mutexes[CFLUX_STRIPED_MUTEX_COUNT];
-#else
-cflux_mutex cflux_striped_mutexes[CFLUX_STRIPED_MUTEX_COUNT] = {
-    [0 ... CFLUX_STRIPED_MUTEX_COUNT - 1] = {PTHREAD_MUTEX_INITIALIZER, 0},
-};
-#endif
-
-/// Initializes a mutex in place; returns false if that fails.
-static bool cflux_mutex_init(cflux_mutex *mutex) {
+void cflux_mutex_init(cflux_mutex *mutex) {
 #if defined(__linux__)
     atomic_init(&mutex->state, 0);
 #elif defined(__APPLE__)
     mutex->lock = OS_UNFAIR_LOCK_INIT;
 #else
-    if (pthread_mutex_init(&mutex->lock, NULL) != 0) {
-        return false;
-    }
+    // Fails only for want of memory or with attributes, and it is given none; a failure
+    // would show as the first lock failing.
+    (void)pthread_mutex_init(&mutex->lock, NULL);
 #endif
     atomic_init(&mutex->owner, 0);
-    return true;
 }
 
-/// Undoes `cflux_mutex_init`.
-static void cflux_mutex_deinit(cflux_mutex *mutex) {
+void cflux_mutex_deinit(cflux_mutex *mutex) {
 #if !defined(__linux__) && !defined(__APPLE__)
     pthread_mutex_destroy(&mutex->lock);
 #else
@@ -40,59 +27,54 @@ static void cflux_mutex_deinit(cflux_mutex *mutex) {
 #endif
 }
 
-cflux_mutex *cflux_mutex_create(void) {
-    cflux_mutex *mutex = malloc(sizeof(cflux_mutex));
-    if (mutex == NULL) {
-        return NULL;
-    }
-    if (!cflux_mutex_init(mutex)) {
-        free(mutex);
-        return NULL;
-    }
-    return mutex;
+void cflux_yield(void) {
+    sched_yield();
 }
 
-void cflux_mutex_destroy(cflux_mutex *mutex) {
-    cflux_mutex_deinit(mutex);
-    free(mutex);
-}
+#define CFLUX_HELD_LOCKS_MAX 64
 
-cflux_mutex *cflux_mutex_with_word_create(cflux_atomic_word **word) {
-    cflux_mutex_with_word *block = malloc(sizeof(cflux_mutex_with_word));
-    if (block == NULL) {
-        return NULL;
+/// The locks this thread holds and their ranks, innermost last (internal checks only).
+static _Thread_local struct {
+    uintptr_t locks[CFLUX_HELD_LOCKS_MAX];
+    uint8_t ranks[CFLUX_HELD_LOCKS_MAX];
+    int count;
+} cflux_held_locks;
+
+int cflux_held_locks_push(uintptr_t lock, uint8_t rank, bool same_rank_allowed) {
+    for (int index = 0; index < cflux_held_locks.count; index++) {
+        uint8_t held = cflux_held_locks.ranks[index];
+        if (held > rank || (held == rank && !same_rank_allowed)) {
+            return index;
+        }
     }
-    if (!cflux_mutex_init(&block->mutex)) {
-        free(block);
-        return NULL;
+    if (cflux_held_locks.count < CFLUX_HELD_LOCKS_MAX) {
+        cflux_held_locks.locks[cflux_held_locks.count] = lock;
+        cflux_held_locks.ranks[cflux_held_locks.count] = rank;
+        cflux_held_locks.count++;
     }
-    atomic_init(&block->word.value, 0);
-    *word = &block->word;
-    return &block->mutex;
+    return -1;
 }
 
-void cflux_mutex_with_word_destroy(cflux_mutex *mutex) {
-    cflux_mutex_deinit(mutex);
-    free((cflux_mutex_with_word *)mutex);
+uint8_t cflux_held_lock_rank(int index) {
+    return cflux_held_locks.ranks[index];
 }
 
-cflux_atomic_word *cflux_atomic_word_create(void) {
-    cflux_atomic_word *word = malloc(sizeof(cflux_atomic_word));
-    if (word == NULL) {
-        return NULL;
+void cflux_held_locks_remove(uintptr_t lock) {
+    for (int index = cflux_held_locks.count - 1; index >= 0; index--) {
+        if (cflux_held_locks.locks[index] == lock) {
+            for (int next = index + 1; next < cflux_held_locks.count; next++) {
+                cflux_held_locks.locks[next - 1] = cflux_held_locks.locks[next];
+                cflux_held_locks.ranks[next - 1] = cflux_held_locks.ranks[next];
+            }
+            cflux_held_locks.count--;
+            return;
+        }
     }
-    atomic_init(&word->value, 0);
-    return word;
-}
-
-void cflux_atomic_word_destroy(cflux_atomic_word *word) {
-    free(word);
 }
 
 #if defined(__linux__)
 
 #include <linux/futex.h>
-#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 

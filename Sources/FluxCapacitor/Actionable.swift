@@ -28,11 +28,13 @@ extension Actionable {
     /// Dispatches `state` to the live instance of its store, through ``Dispatcher/current``.
     ///
     /// `invoke` is synchronous: when it returns, the store has reduced `state` and every
-    /// observer registered on ``ExecuteQueue/current`` has run. A call made while a
-    /// dispatch is running on this thread (from `reduce(with:)` or from an observer) is
-    /// queued and runs after the current one, before the outermost `invoke` returns.
-    /// If no instance of the store is alive, the state is dropped and reported to the
-    /// dispatcher's log (see ``Dispatcher/observeDispatches(_:)``).
+    /// observer registered on ``ExecuteQueue/current`` has run (but see
+    /// <doc:ThreadingAndReentrancy> for a value that another thread, outside any dispatch,
+    /// is delivering at that moment). A call made while a dispatch is running on this
+    /// thread (from `reduce(with:)` or from an observer) is queued and runs after the
+    /// current one, before the outermost `invoke` returns. If no instance of the store is
+    /// alive, the state is dropped and reported to the dispatcher's log (see
+    /// ``Dispatcher/observeDispatches(_:)``).
     ///
     /// - Parameter state: The state to dispatch.
     @inlinable

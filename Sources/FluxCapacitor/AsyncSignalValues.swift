@@ -12,9 +12,11 @@
 /// released, when the loop ends, when the iterating task is cancelled, or when the
 /// iterator goes away. The sequence never ends on its own.
 ///
-/// **Buffering.** Values arrive on the thread that sends them and wait in a buffer until
-/// the consumer asks for them, as with ``AsyncValues``: every value with ``Signal/values``
-/// (the buffer grows with a slow consumer's backlog), or what `bufferingPolicy` keeps.
+/// **Buffering.** Values arrive on the thread that delivers them (the one that sends them,
+/// or the one it handed them to: see <doc:ThreadingAndReentrancy>) and wait in a buffer
+/// until the consumer asks for them, as with ``AsyncValues``: every value with
+/// ``Signal/values`` (the buffer grows with a slow consumer's backlog), or what
+/// `bufferingPolicy` keeps.
 public struct AsyncSignalValues<Element: Sendable>: AsyncSequence, Sendable {
     /// The sequence never fails.
     public typealias Failure = Never
@@ -64,7 +66,8 @@ extension Signal {
     /// what a slow consumer has not taken according to `bufferingPolicy`.
     ///
     /// ```swift
-    /// for await repository in store.saved.values(bufferingPolicy: .bufferingNewest(1)) {
+    /// let saves = store.saved.values(bufferingPolicy: .bufferingNewest(1))
+    /// for await repository in saves {
     ///     showToast("\(repository.name) saved to favorites")  // the latest one only
     /// }
     /// ```

@@ -14,8 +14,9 @@
 /// `return`, a thrown error), when the iterating task is cancelled, or when the iterator
 /// goes away: nothing keeps running after it. The sequence never ends on its own.
 ///
-/// **Buffering.** Changes arrive on the thread that makes them and wait in a buffer until
-/// the consumer asks for them. With ``PrimitiveValue/values`` the buffer is unbounded: a
+/// **Buffering.** Changes arrive on the thread that delivers them (the one that makes
+/// them, or the one it handed them to: see <doc:ThreadingAndReentrancy>) and wait in a
+/// buffer until the consumer asks for them. With ``PrimitiveValue/values`` the buffer is unbounded: a
 /// slow consumer sees every value, in order, and the buffer grows with its backlog. With
 /// `.bufferingNewest(1)` a slow consumer skips to the latest value (the usual choice for
 /// rendering state); with `.bufferingOldest(n)` it sees the first `n` values it has not
@@ -142,7 +143,8 @@ extension PrimitiveValue {
     /// consumer has not taken according to `bufferingPolicy`.
     ///
     /// ```swift
-    /// for await repositories in store.repositories.values(bufferingPolicy: .bufferingNewest(1)) {
+    /// let states = store.repositories.values(bufferingPolicy: .bufferingNewest(1))
+    /// for await repositories in states {
     ///     render(repositories)  // always the latest state, never a backlog
     /// }
     /// ```

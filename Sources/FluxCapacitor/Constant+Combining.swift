@@ -4,7 +4,9 @@ extension PrimitiveValue where Trait == ImmutableTrait {
     /// of any of them.
     ///
     /// ```swift
-    /// let status = Constant(combining: store.repositories, store.isRepositoryFetching) { repositories, isFetching in
+    /// let status = Constant(
+    ///     combining: store.repositories, store.isRepositoryFetching
+    /// ) { repositories, isFetching in
     ///     isFetching ? "loading…" : "\(repositories.count) repositories"
     /// }
     /// status.observe(on: .main) { print($0) }.cleaned(by: dustBuster)
@@ -44,10 +46,14 @@ extension PrimitiveValue where Trait == ImmutableTrait {
     /// observes it, it goes away and stops observing them. Make it once and keep it (in a
     /// store's `let`, say), not in a computed property.
     ///
-    /// A change outside a dispatch waits for a dispatch running on another thread (of
-    /// ``Dispatcher/current`` where the change is made) to end before it reads the sources,
-    /// as a dispatch would: so do not change a source of a combined value from a `reduce`
-    /// or an observer that another thread's dispatch waits for.
+    /// The combined value belongs to the dispatcher that is ``Dispatcher/current`` where it
+    /// is made (in a store's `init`, that store's dispatcher), and every recomputation
+    /// holds that dispatcher, as a dispatch does. So a change outside any dispatch waits
+    /// for a dispatch of that dispatcher running on another thread to end before it reads
+    /// the sources, as `invoke` would: do not make a `reduce` or a `.current` observer wait
+    /// for a thread that sets a source. A combined value whose sources change in dispatches
+    /// of another dispatcher takes its own dispatcher inside them: keep such combinations
+    /// one way between two dispatchers. See <doc:ThreadingAndReentrancy>.
     ///
     /// - Parameters:
     ///   - sources: The values to follow.

@@ -1,7 +1,8 @@
 /// The trait of a ``Constant``: its value can be read, not set.
 ///
 /// ```swift
-/// let count: PrimitiveValue<ImmutableTrait, Int> = Constant(_count)  // what `Constant<Int>` spells
+/// // what `Constant<Int>` spells:
+/// let count: PrimitiveValue<ImmutableTrait, Int> = Constant(_count)
 /// ```
 public enum ImmutableTrait: ValueTrait, Sendable {}
 
@@ -16,6 +17,9 @@ public enum ImmutableTrait: ValueTrait, Sendable {}
 ///     repositories = Constant(_repositories)
 /// }
 /// ```
+///
+/// `Constant<Element>` is ``PrimitiveValue`` with the ``ImmutableTrait``: its members are
+/// `PrimitiveValue`'s, those its page lists, and those it shares with ``Variable``.
 public typealias Constant<Element: Sendable> = PrimitiveValue<ImmutableTrait, Element>
 
 extension PrimitiveValue where Trait == ImmutableTrait {

@@ -9,7 +9,9 @@ extension Dispatcher {
 
     /// The dispatcher that ``Storable/instantiate()``, ``Storable/clear()`` and
     /// ``Actionable/invoke(_:)`` use here: the one bound by the innermost enclosing
-    /// ``withCurrent(_:operation:)``, else ``shared``.
+    /// ``withCurrent(_:operation:)``, else ``shared``. It is also the dispatcher that a
+    /// task started here by ``InFlightTasks`` dispatches to, and that a value made here
+    /// with ``PrimitiveValue/init(combining:transform:)`` belongs to.
     public static var current: Dispatcher {
         // Until the first scope, `scopeToCarry` skips the task-local lookup: it is most of
         // the cost of `current`, and programs that never scope never pay for it. `shared`
@@ -120,19 +122,28 @@ extension Dispatcher {
     /// initializer, whose `swift_once` check cost about 16 instructions per dispatch.
     @inlinable
     static var unretainedShared: Unmanaged<Dispatcher> {
-        if let published = cflux_shared_dispatcher() {
-            return Unmanaged.fromOpaque(published)
+        guard let published = cflux_shared_dispatcher() else {
+            return .passUnretained(publishShared())
         }
-        return publishShared()
+        return .fromOpaque(published)
     }
 
-    /// Makes ``shared`` if needed and publishes it for `unretainedShared`. Threads that race
-    /// here publish the same object.
+    /// Makes ``shared`` if needed, publishes it for `unretainedShared` and returns it.
+    /// Threads that race here publish the same object.
     @usableFromInline
-    static func publishShared() -> Unmanaged<Dispatcher> {
-        let unretained = Unmanaged.passUnretained(shared)
-        cflux_publish_shared_dispatcher(unretained.toOpaque())
-        return unretained
+    static func publishShared() -> Dispatcher {
+        cflux_publish_shared_dispatcher(Unmanaged.passUnretained(shared).toOpaque())
+        return shared
+    }
+
+    /// Runs `body` with ``shared``, neither retained nor released: it lives as long as the
+    /// process. (A retain and a release of it cost a dispatch 290 → 336 instructions and
+    /// `instantiate()` 114 → 161: `Benchmarks/instructions --filter dispatch --filter
+    /// instantiate`. `rethrows`, as `_withUnsafeGuaranteedRef` is: with a non-throwing
+    /// `body`, converting it cost a dispatch 290 → 322.)
+    @inlinable
+    static func withShared<Result>(_ body: (Dispatcher) throws -> Result) rethrows -> Result {
+        try unretainedShared._withUnsafeGuaranteedRef(body)
     }
 
     /// Dispatches `state` in ``current``. Unlike `current.dispatch(state)`, it neither
@@ -142,7 +153,7 @@ extension Dispatcher {
         if let scoped = scopeToCarry {
             scoped.dispatch(state)
         } else {
-            unretainedShared._withUnsafeGuaranteedRef { $0.dispatch(state) }
+            withShared { $0.dispatch(state) }
         }
     }
 
@@ -152,6 +163,6 @@ extension Dispatcher {
         if let scoped = scopeToCarry {
             return scoped.instantiate(type)
         }
-        return unretainedShared._withUnsafeGuaranteedRef { $0.instantiate(type) }
+        return withShared { $0.instantiate(type) }
     }
 }

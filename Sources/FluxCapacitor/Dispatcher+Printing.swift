@@ -6,7 +6,7 @@ extension Dispatcher {
     ///
     /// ```swift
     /// let logging = Dispatcher.shared.printDispatches()
-    /// // FluxCapacitor: Dispatcher.Repository.isRepositoryFetching(true) → RepositoryStore
+    /// // FluxCapacitor: Dispatcher.Repository.removeAllRepositories → RepositoryStore
     /// // FluxCapacitor: Dispatcher.User.removeAllUsers dropped: no live UserStore
     /// ```
     ///

@@ -20,35 +20,25 @@
 /// a change is being delivered may still receive that one change, after `clean()` has
 /// returned: `clean()` never waits for observers (which could deadlock). So capture what
 /// an observer uses weakly (`[weak self]`), not `unowned`, when its dust may be cleaned
-/// from another thread (a `deinit`, say).
+/// from another thread (a `deinit`, say). The one dust of FluxCapacitor's whose cleaning
+/// can wait is an ``InFlightTask``: it waits for a dispatch of its own work that another
+/// thread is reducing at that moment (see <doc:ThreadingAndReentrancy>).
 public class Dust: @unchecked Sendable {
     // Sendable: `buster` and `state` are guarded by the striped mutex for this object
-    // (`StripedLocks.mutex(for: self)`); once `state` says cleaned, what it holds is read by
-    // the one `clean()` that said so, and by `deinit`.
+    // (`StripedLocks.mutex(for: self)`). Subclasses guard their own state with it too.
     private weak var buster: DustBuster?
-    /// Whether the dust was cleaned, and what it holds, in one word, so that the dust of
-    /// every `observe` is 56 bytes, glibc's 64-byte class (issue 23's budget of bytes per
-    /// observer; a flag and a link beside it took 16 bytes more, with padding):
-    /// - the bits above the lowest two: a +1 reference that `deinit` releases, or 0 for
-    ///   none: an observer's `ObserverLink`, or a `RareDustState` (a dust's closure, its
-    ///   busters after the first, and its link if it has one);
-    /// - bit 1 (`holdsRare`): the reference is a `RareDustState`;
-    /// - bit 0 (`cleanedBit`): cleaned.
-    /// (A Swift object is aligned at least as a pointer, to 4 bytes even on watchOS's
-    /// arm64_32, so the two bits are free.) A word rather than an enum of references: an
-    /// enum's copies retain, and its cases are told apart by outlined value-witness code,
-    /// which made observe + clean 2% dearer.
-    // Unchecked: the striped mutex serializes every access (see above); the runtime's check
-    // would cost more than the rest of a clean.
-    @exclusivity(unchecked)
-    private var state: UInt
+    /// Whether the dust was cleaned, and until then what its cleaning needs.
+    private var state: State
 
-    private static let cleanedBit: UInt = 1
-    private static let holdsRare: UInt = 2
-
-    /// The reference `state` holds (its +1 stays there), or `nil`.
-    private static func reference(in state: UInt) -> UnsafeRawPointer? {
-        UnsafeRawPointer(bitPattern: state & ~(cleanedBit | holdsRare))
+    fileprivate enum State {
+        /// A subclass's dust, whose `cleanUp(link:)` holds what it needs.
+        case plain
+        /// An observer's dust: its core's lock, the way back to the core.
+        case observing(CoreLock)
+        /// A dust's closure, its busters after the first, and its link if it has one.
+        case rare(RareDustState)
+        /// Cleaned: what it held was let go of.
+        case cleaned
     }
 
     /// Makes a dust that runs `cleanUp` once, on the first ``clean()``.
@@ -63,74 +53,103 @@ public class Dust: @unchecked Sendable {
     /// - Parameter cleanUp: What ``clean()`` runs, once.
     @preconcurrency
     public init(_ cleanUp: @escaping @Sendable () -> Void) {
-        let rare = Unmanaged.passRetained(RareDustState(action: cleanUp, link: nil))
-        state = UInt(bitPattern: rare.toOpaque()) | Self.holdsRare
+        state = .rare(RareDustState(action: cleanUp, link: nil))
     }
 
     /// For subclasses, which override `cleanUp(link:)`.
     init() {
-        state = 0
+        state = .plain
     }
 
     /// For an observer's dust: `link` is handed to `cleanUp(link:)`.
-    init(link: ObserverLink) {
-        state = UInt(bitPattern: Unmanaged.passRetained(link).toOpaque())
-    }
-
-    deinit {
-        // Nobody else holds the dust: `state` is read without the mutex.
-        guard let reference = Self.reference(in: state) else { return }
-        if state & Self.holdsRare != 0 {
-            Unmanaged<RareDustState>.fromOpaque(reference).release()
-        } else {
-            Unmanaged<ObserverLink>.fromOpaque(reference).release()
-        }
+    init(link: CoreLock) {
+        state = .observing(link)
     }
 
     /// Whether ``clean()`` has been called.
     public final var isCleaned: Bool {
-        StripedLocks.mutex(for: self).withLock { state & Self.cleanedBit != 0 }
+        StripedLocks.mutex(for: self).withLock {
+            if case .cleaned = state { true } else { false }
+        }
+    }
+
+    /// Whether the dust was cleaned: for a subclass that keeps its own state under the
+    /// dust's striped mutex, which must be held.
+    final var isCleanedLocked: Bool {
+        if case .cleaned = state { true } else { false }
     }
 
     /// Ends the observation or subscription. Calling it again does nothing.
     public final func clean() {
+        if let (state, buster) = takeForCleaning() {
+            finishCleaning(state, buster)
+        }
+    }
+
+    /// What ``markCleaned()`` took out of a dust, for ``finishCleaning(_:)``.
+    struct Cleaning {
+        fileprivate let state: State
+        fileprivate let buster: DustBuster?
+    }
+
+    /// The first half of ``clean()``, for a caller that must mark the dust cleaned inside a
+    /// critical section of its own (`InFlightTasks` takes a task out of its table so): marks
+    /// it cleaned and returns what the second half needs, or `nil` if it was cleaned
+    /// already. Call it holding no lock, or only one that ranks lower than a striped mutex,
+    /// and call ``finishCleaning(_:)`` with what it returns once no lock is held.
+    final func markCleaned() -> Cleaning? {
+        takeForCleaning().map { Cleaning(state: $0.state, buster: $0.buster) }
+    }
+
+    /// The second half of ``clean()``, after ``markCleaned()``. Call with no lock held.
+    final func finishCleaning(_ cleaning: Cleaning) {
+        finishCleaning(cleaning.state, cleaning.buster)
+    }
+
+    /// Marks the dust cleaned, in one critical section of its striped mutex, and takes out
+    /// what it held and its first buster; `nil` if it was cleaned already.
+    private final func takeForCleaning() -> (state: State, buster: DustBuster?)? {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()
-        let state = self.state
-        if state & Self.cleanedBit != 0 {
+        if case .cleaned = self.state {
             mutex.unlock()
-            return
+            return nil
         }
-        self.state = state | Self.cleanedBit
+        // Moved out, not copied: what it holds reaches its cleaning without a retain.
+        var state = State.cleaned
+        swap(&state, &self.state)
         let buster = self.buster
         if buster != nil {
             // Only when set: assigning a weak reference costs a runtime call even for nil.
             self.buster = nil
         }
         mutex.unlock()
+        return (state, buster)
+    }
 
-        // What `state` holds stays there (+1) until `deinit`: used without retaining it.
-        guard let reference = Self.reference(in: state) else {
+    /// Ends what the dust stands for, runs its closure, and takes it out of its busters.
+    private final func finishCleaning(_ state: consuming State, _ buster: DustBuster?) {
+        switch consume state {
+        case .observing(let link):
+            cleanUp(link: link)
+        case .plain:
             cleanUp(link: nil)
-            buster?.remove(self)
-            return
+        case .rare(let rare):
+            finishCleaning(rare)
+        case .cleaned:
+            preconditionFailure("Dust: internal inconsistency: a dust cleaned twice")
         }
-        if state & Self.holdsRare == 0 {
-            Unmanaged<ObserverLink>.fromOpaque(reference)._withUnsafeGuaranteedRef { cleanUp(link: $0) }
-            buster?.remove(self)
-            return
+        if let buster {
+            buster.remove(self)
         }
-        // The box is this clean's alone now: `cleaned(by:)` leaves a cleaned dust alone.
-        let rare = Unmanaged<RareDustState>.fromOpaque(reference).takeUnretainedValue()
+    }
+
+    /// `finishCleaning` of a dust with a closure or more than one buster. The box is this
+    /// clean's alone now: `cleaned(by:)` leaves a cleaned dust alone.
+    private final func finishCleaning(_ rare: RareDustState) {
         cleanUp(link: rare.link)
-        let action = rare.action
-        let moreBusters = rare.moreBusters
-        // Let go of the closure's captures and the weak boxes now, not when the dust goes.
-        rare.action = nil
-        rare.moreBusters = []
-        action?()
-        buster?.remove(self)
-        for weakBuster in moreBusters {
+        rare.action?()
+        for weakBuster in rare.moreBusters {
             weakBuster.buster?.remove(self)
         }
     }
@@ -144,8 +163,15 @@ public class Dust: @unchecked Sendable {
         let mutex = StripedLocks.mutex(for: self)
         mutex.lock()
         defer { mutex.unlock() }
-        if state & Self.cleanedBit != 0 {
+        switch state {
+        case .cleaned:
             return
+        case .observing:
+            break
+        case .plain, .rare:
+            if hasNothingLeftToCleanLocked {
+                return
+            }
         }
         if self.buster == nil {
             self.buster = buster
@@ -157,36 +183,82 @@ public class Dust: @unchecked Sendable {
         buster.insert(self)
     }
 
-    /// The dust's `RareDustState`, made if it has none (taking over the +1 of the link it
-    /// holds, if any). Call with the dust's striped mutex held, before it is cleaned.
-    private func rareStateLocked() -> RareDustState {
-        let reference = Self.reference(in: state)
-        if state & Self.holdsRare != 0, let reference {
-            return Unmanaged<RareDustState>.fromOpaque(reference).takeUnretainedValue()
+    /// Whether a subclass's dust has ended on its own, so that a buster need not hold it
+    /// (an ``InFlightTask`` whose work returned). Asked with the striped mutex held.
+    var hasNothingLeftToCleanLocked: Bool {
+        false
+    }
+
+    /// Takes the dust out of its busters without cleaning it: for a subclass's dust that
+    /// ended on its own (an ``InFlightTask`` whose work returned), so that a buster kept by
+    /// a long-lived screen does not hold one finished task per search. Call with no lock
+    /// held, after `hasNothingLeftToCleanLocked` turned true.
+    final func leaveBusters() {
+        let mutex = StripedLocks.mutex(for: self)
+        mutex.lock()
+        let buster = self.buster
+        if buster != nil {
+            self.buster = nil
         }
-        // The word's +1 on the link, if any, moves into the box.
-        let link = reference.map { Unmanaged<ObserverLink>.fromOpaque($0).takeRetainedValue() }
-        let rare = RareDustState(action: nil, link: link)
-        state = UInt(bitPattern: Unmanaged.passRetained(rare).toOpaque()) | Self.holdsRare
-        return rare
+        var moreBusters: [WeakDustBuster] = []
+        if case .rare(let rare) = state {
+            swap(&moreBusters, &rare.moreBusters)
+        }
+        mutex.unlock()
+        buster?.remove(self)
+        for weakBuster in moreBusters {
+            weakBuster.buster?.remove(self)
+        }
+    }
+
+    /// The dust's `RareDustState`, made if it has none (keeping the link it holds, if any).
+    /// Call with the dust's striped mutex held, before it is cleaned.
+    private func rareStateLocked() -> RareDustState {
+        switch state {
+        case .rare(let rare):
+            return rare
+        case .observing(let link):
+            let rare = RareDustState(action: nil, link: link)
+            state = .rare(rare)
+            return rare
+        case .plain:
+            let rare = RareDustState(action: nil, link: nil)
+            state = .rare(rare)
+            return rare
+        case .cleaned:
+            preconditionFailure("Dust: internal inconsistency: more busters for a cleaned dust")
+        }
+    }
+
+    /// One dust that cleans all of `dusts` (the one dust itself, when there is one).
+    @usableFromInline
+    static func cleaningAll(_ dusts: [Dust]) -> Dust {
+        if dusts.count == 1 {
+            return dusts[0]
+        }
+        return Dust {
+            for dust in dusts {
+                dust.clean()
+            }
+        }
     }
 
     /// Ends what the dust stands for: called once, by the first ``clean()``, the one way
     /// a dust is cleaned up, with the link the dust held if it is an observer's (`nil` for
     /// every other dust). The library's own dusts override it; a dust made with
     /// ``init(_:)`` has nothing to override it, and `clean()` runs its closure after it.
-    func cleanUp(link: ObserverLink?) {}
+    func cleanUp(link: CoreLock?) {}
 }
 
 /// The closure of `Dust.init(_:)`, a dust's busters after the first, and the link of an
 /// observer's dust that has them. Guarded by the striped mutex of the dust that holds it,
 /// until the dust is cleaned; then the `clean()` that cleaned it alone touches it.
 final class RareDustState {
-    var action: (@Sendable () -> Void)?
-    let link: ObserverLink?
+    let action: (@Sendable () -> Void)?
+    let link: CoreLock?
     var moreBusters: [WeakDustBuster] = []
 
-    init(action: (@Sendable () -> Void)?, link: ObserverLink?) {
+    init(action: (@Sendable () -> Void)?, link: CoreLock?) {
         self.action = action
         self.link = link
     }

@@ -22,9 +22,14 @@
 ///
 /// The buster holds each dust until it is cleaned, by the buster or on its own; a
 /// cleaned dust is let go at once, so it does not keep what its observer captured alive.
+/// It lets go of an ``InFlightTask`` once the task's work has returned uncancelled, and
+/// does not take one whose work has returned. Cleaning the buster, or its going away,
+/// cleans each dust as ``Dust/clean()`` does: it never waits for observers, but a task it
+/// cancels waits for a dispatch of the task's work that another thread is reducing at
+/// that moment (see <doc:ThreadingAndReentrancy>).
 public final class DustBuster: @unchecked Sendable {
     // Sendable: `mutex` guards `dusts`.
-    private let mutex = Lock()
+    private let mutex = Lock.make(.dustBuster)
     private var dusts: [ObjectIdentifier: Dust] = [:]
 
     /// Makes an empty buster.
@@ -36,7 +41,6 @@ public final class DustBuster: @unchecked Sendable {
         for dust in dusts.values {
             dust.clean()
         }
-        mutex.deallocate()
     }
 
     /// Cleans every dust the buster holds and empties it. The buster can be used again.

@@ -12,11 +12,14 @@ public import Dispatch
 /// and never run at the same time.
 public enum ExecuteQueue: Sendable {
     /// On the thread that sets the value, before the setter (or the dispatch that set it)
-    /// returns.
+    /// returns; for a value handed over to another thread that was delivering a change of
+    /// it, on that thread, after the change it was delivering (see
+    /// <doc:ThreadingAndReentrancy>).
     case current
 
-    /// On the main thread: at once when the value is set on the main thread and nothing
-    /// is waiting for this observer, else asynchronously on `DispatchQueue.main`.
+    /// On the main thread: at once when the value is delivered on the main thread (the
+    /// thread that sets it, as for ``current``) and nothing is waiting for this observer,
+    /// else asynchronously on `DispatchQueue.main`.
     ///
     /// On Linux the main queue runs only while something drains it (`dispatchMain()`,
     /// `RunLoop.main.run()`, or an `async` `main`).

@@ -1,58 +1,86 @@
 /// One piece of work started by ``InFlightTasks``: a ``Dust`` that cancels it.
 ///
 /// Cleaning it (``cancel()``, ``Dust/clean()``, or the ``DustBuster`` that holds it going
-/// away) cancels the work's Swift task, so the work sees `Task.isCancelled`, and closes it
-/// to dispatches: from then on ``Actionable/invoke(_:unlessCancelled:)`` with this task
-/// dispatches nothing.
+/// away) cancels the work: from then on ``Actionable/invoke(_:unlessCancelled:)`` with this
+/// task dispatches nothing, and the work's Swift task is cancelled before the call returns,
+/// so the work sees `Task.isCancelled` at once (also when it cancels itself, from its first
+/// line on). ``isCancelled`` and ``Dust/isCleaned`` are one flag.
 ///
 /// With the `RepositoryPager` of ``InFlightTasks``:
 ///
 /// ```swift
-/// pager.showRepositories(ofUser: "marty")?.cleaned(by: dustBuster)  // leaving the screen cancels it
+/// // Leaving the screen cancels it:
+/// pager.showRepositories(ofUser: "marty")?.cleaned(by: dustBuster)
 /// ```
 ///
-/// **A dispatch racing the cancellation.** The check is made under the dispatcher's lock,
-/// when the state is about to be reduced, and ``cancel()`` takes that lock too before it
-/// returns. So each dispatch of the work is either reduced, with its `.current` observers
-/// called, before ``cancel()`` returns, or dropped. Cancelled from inside a dispatch (in a
-/// `reduce` or an observer), the task's dispatches queued behind it are dropped. A cancelled
-/// task's work keeps running until it returns; cancellation only stops its dispatches and
-/// tells it (`Task.isCancelled`, `CancellationError` from `Task.sleep`).
+/// A buster lets go of a task once its work returned uncancelled, and does not take one
+/// whose work has returned, so a screen's buster holds only the work still running.
+///
+/// Each dispatch of the work is either reduced, with its `.current` observers called,
+/// before the cancellation returns, or dropped: the check is made under the dispatcher's
+/// lock, when the state is about to be reduced. So when a dispatch of the work is being
+/// reduced on another thread at that moment, the cancellation, whichever way it is made
+/// (``cancel()``, ``Dust/clean()``, a ``DustBuster``, ``InFlightTasks/cancel(_:)``, a
+/// replacing start), waits for that one dispatch to end, as an `invoke` would; no other
+/// dust that FluxCapacitor makes waits when cleaned. Cancelled from inside a dispatch of
+/// its dispatcher (in a `reduce` or an observer), it never waits, and the work's
+/// dispatches queued on that thread are dropped.
+///
+/// A cancelled task's work keeps running until it returns: cancellation stops its
+/// dispatches, tells it (`Task.isCancelled`, `CancellationError` from `Task.sleep`), and
+/// runs the `onCancel` given to ``InFlightTasks/start(_:onCancel:_:)``, which puts right
+/// what the work would have put right at its end. See <doc:ThreadingAndReentrancy>.
 public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
-    // Sendable: `isCancelledFlag`, `swiftTask` and `onEnd` are guarded by `mutex`, a leaf
-    // lock (nothing else is locked while it is held). `dispatcher` is immutable.
-    private let mutex = Lock()
-    private var isCancelledFlag = false
-    private var swiftTask: Task<Void, Never>?
-    /// Takes the task out of its ``InFlightTasks`` (held weakly there); run once.
-    private var onEnd: (@Sendable () -> Void)?
+    // Sendable: `phase` is guarded by this dust's striped mutex (`StripedLocks.mutex(for:
+    // self)`), the one that guards whether the dust is cleaned, which is whether the task is
+    // cancelled: the two change in one critical section. The other fields never change.
+
+    /// Where the task's work is. (Whether it is cancelled is the dust's cleaned state.)
+    private enum Phase {
+        /// Made; its work has not begun.
+        case starting
+        /// Its work runs in this Swift task.
+        case running(Task<Void, Never>)
+        /// A dispatch of its work is being reduced on `thread`, holding the dispatcher.
+        case dispatching(Task<Void, Never>, thread: UInt)
+        /// Its work returned, uncancelled.
+        case ended(Task<Void, Never>)
+    }
+
+    private var phase = Phase.starting
     /// The dispatcher that was current when the task started: the one its dispatches go to.
     let dispatcher: Dispatcher
+    /// What a cancellation of the unfinished work runs, once (see `InFlightTasks.start`).
+    private let onCancel: (@Sendable () -> Void)?
+    /// The table the task is in, and its id there, so that it leaves it when it ends.
+    private weak var table: (any InFlightTaskTable)?
+    let id: any Hashable & Sendable
 
-    init(dispatcher: Dispatcher) {
+    init(
+        dispatcher: Dispatcher, onCancel: (@Sendable () -> Void)?, table: any InFlightTaskTable,
+        id: any Hashable & Sendable
+    ) {
         self.dispatcher = dispatcher
+        self.onCancel = onCancel
+        self.table = table
+        self.id = id
         super.init()
     }
 
-    /// Sets what takes the task out of its ``InFlightTasks``, before the task is shared.
-    func setOnEnd(_ onEnd: @escaping @Sendable () -> Void) {
-        mutex.withLock { self.onEnd = onEnd }
-    }
-
-    deinit {
-        mutex.deallocate()
-    }
-
-    /// Whether the task was cancelled. Its dispatches are dropped from then on.
+    /// Whether the task was cancelled (the same as ``Dust/isCleaned``). Its dispatches are
+    /// dropped from then on.
     ///
     /// ```swift
-    /// if let fetch = pager.showRepositories(ofUser: "marty"), fetch.isCancelled { print("replaced") }
+    /// let fetch = pager.showRepositories(ofUser: "marty")
+    /// if fetch?.isCancelled == true { print("replaced") }
     /// ```
     public var isCancelled: Bool {
-        isCancelledForDispatch
+        isCleaned
     }
 
-    /// Cancels the work: the same as ``Dust/clean()``. Calling it again does nothing.
+    /// Cancels the work: the same as ``Dust/clean()``. Calling it again does nothing. It
+    /// waits only for a dispatch of the work that another thread is reducing at that
+    /// moment (see ``InFlightTask``).
     ///
     /// ```swift
     /// let fetch = pager.showRepositories(ofUser: "marty")
@@ -68,7 +96,12 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
     /// await pager.showRepositories(ofUser: "marty")?.finish()
     /// ```
     public func finish() async {
-        let task = mutex.withLock { swiftTask }
+        let task: Task<Void, Never>? = withPhase {
+            switch $0 {
+            case .starting: nil
+            case .running(let task), .dispatching(let task, _), .ended(let task): task
+            }
+        }
         await task?.value
     }
 
@@ -90,51 +123,102 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
         hasher.combine(ObjectIdentifier(self))
     }
 
-    /// Read by the dispatcher with its lock held, before reducing a state of this task.
-    var isCancelledForDispatch: Bool {
-        mutex.withLock { isCancelledFlag }
-    }
-
-    /// Closes the task to dispatches at once (no waiting, no call out); `cleanUp(link:)` does
-    /// the rest. Called by ``InFlightTasks`` with its lock held.
-    func markCancelled() {
-        mutex.withLock { isCancelledFlag = true }
+    private func withPhase<Result>(_ body: (inout Phase) -> Result) -> Result {
+        StripedLocks.mutex(for: self).withLock { body(&phase) }
     }
 
     /// Runs `operation` in a new Swift task (which inherits the caller's task-locals, the
-    /// dispatcher scope among them), cancelled at once if the task was cancelled already.
+    /// dispatcher scope among them). The Swift task is made holding the mutex that a
+    /// cancellation takes first, so that every cancellation finds it, also one the work
+    /// makes on its first line; a task cancelled already (by a start or a cancel racing
+    /// this one) has its Swift task cancelled at once, so its work sees it from its first
+    /// line.
     func begin(_ operation: @escaping @Sendable (InFlightTask) async -> Void) {
-        let task = Task {
-            await operation(self)
-            self.end()
+        let cancelledAlready: Task<Void, Never>? = withPhase { phase in
+            let task = Task {
+                await operation(self)
+                self.end()
+            }
+            phase = .running(task)
+            return isCleanedLocked ? task : nil
         }
-        let isCancelled = mutex.withLock {
-            swiftTask = task
-            return isCancelledFlag
+        cancelledAlready?.cancel()
+    }
+
+    /// Whether a dispatch of the work may be reduced now (the task is not cancelled), and
+    /// if so, that it is being reduced on this thread. Called by the dispatcher with its
+    /// mutex held; `endDispatch()` follows.
+    func beginDispatch() -> Bool {
+        withPhase { phase in
+            guard !isCleanedLocked else { return false }
+            if case .running(let task) = phase {
+                phase = .dispatching(task, thread: ThreadID.current)
+            }
+            return true
         }
-        if isCancelled {
+    }
+
+    /// The dispatch that `beginDispatch()` let through was reduced.
+    func endDispatch() {
+        withPhase { phase in
+            if case .dispatching(let task, _) = phase {
+                phase = .running(task)
+            }
+        }
+    }
+
+    /// The cancellation, after it marked the task cancelled (`Dust.markCleaned()`), with no
+    /// lock held: cancels the Swift task, waits for a dispatch of the work being reduced on
+    /// another thread, runs `onCancel` unless the work had returned, and leaves the table.
+    override func cleanUp(link _: CoreLock?) {
+        let phase = withPhase { $0 }
+        switch phase {
+        case .starting:
+            break
+        case .running(let task):
             task.cancel()
+        case .dispatching(let task, let thread):
+            task.cancel()
+            if thread != ThreadID.current {
+                // It passed the check before the cancellation: it ends before we go on, so
+                // that nothing of the work reaches a store after this returns.
+                dispatcher.mutex.withLock {}
+            }
+        case .ended:
+            table?.forget(self)
+            return
         }
+        if let onCancel {
+            Dispatcher.withScope(dispatcher, onCancel)
+        }
+        table?.forget(self)
     }
 
-    override func cleanUp(link _: ObserverLink?) {
-        markCancelled()
-        // A dispatch of the work that passed the check on another thread ends before we
-        // go on: after this, nothing of the work reaches a store.
-        dispatcher.waitForDispatchOnOtherThreads()
-        let task = mutex.withLock { swiftTask }
-        task?.cancel()
-        end()
-    }
-
-    /// Lets the ``InFlightTasks`` forget the task, once.
+    /// The work returned: the task leaves its table and its busters. A cancelled task keeps
+    /// its phase, so that its cancellation (which may still be on its way) runs `onCancel`.
     private func end() {
-        let onEnd = mutex.withLock {
-            defer { self.onEnd = nil }
-            return self.onEnd
+        let isCancelled = withPhase { phase in
+            guard !isCleanedLocked, case .running(let task) = phase else { return true }
+            phase = .ended(task)
+            return false
         }
-        onEnd?()
+        if !isCancelled {
+            table?.forget(self)
+            leaveBusters()
+        }
     }
+
+    /// A task whose work returned uncancelled has nothing left to cancel: a buster lets
+    /// go of it (see `end()`) and does not take it again.
+    override var hasNothingLeftToCleanLocked: Bool {
+        if case .ended = phase { true } else { false }
+    }
+}
+
+/// What an ``InFlightTask`` tells the table it is in when it ends.
+protocol InFlightTaskTable: AnyObject, Sendable {
+    /// Takes `task` out, if it is still the task of its id.
+    func forget(_ task: InFlightTask)
 }
 
 extension Actionable {
@@ -144,8 +228,8 @@ extension Actionable {
     ///
     /// ```swift
     /// fetches.start("repositories") { task in
-    ///     let repositories = (try? await session.repositories(ofUser: login)) ?? []
-    ///     invoke(.addRepositories(repositories), unlessCancelled: task)
+    ///     let found = (try? await session.repositories(ofUser: login)) ?? []
+    ///     invoke(.addRepositories(found), unlessCancelled: task)
     /// }
     /// ```
     ///

@@ -12,33 +12,39 @@
 ///     let session: any GitHubSession
 ///     let fetches = InFlightTasks<String>(policy: .cancelRunning)
 ///
-///     /// Opening another user cancels the fetch of the previous one's repositories.
+///     /// Opening another user cancels the fetch of the previous user's.
 ///     @discardableResult
 ///     func showRepositories(ofUser login: String) -> InFlightTask? {
 ///         fetches.start("repositories") { task in
-///             let repositories = (try? await session.repositories(ofUser: login)) ?? []
-///             invoke(.addRepositories(repositories), unlessCancelled: task)
+///             let found = (try? await session.repositories(ofUser: login)) ?? []
+///             invoke(.addRepositories(found), unlessCancelled: task)
 ///         }
 ///     }
 /// }
 /// ```
 ///
-/// With ``Policy/ignoreNew``, ``start(_:_:)`` returns `nil` while a task of that id runs
-/// (a "refresh" button pressed twice). A task leaves its id when its work returns or when
-/// it is cancelled.
+/// With ``Policy/ignoreNew``, ``start(_:onCancel:_:)`` returns `nil` while a task of that
+/// id runs (a "refresh" button pressed twice). A task leaves its id when its work returns
+/// or when it is cancelled.
 ///
 /// Every method is safe from any thread and any task, also from inside a dispatch (a
-/// `reduce` or an observer). Starts of one id are ordered by a lock: with
-/// ``Policy/cancelRunning`` at most one task of an id is not cancelled at any time, and a
-/// new task's work begins only after the task it replaces is cancelled. Dropping the
-/// `InFlightTasks` does not cancel its tasks; their handles do.
-public final class InFlightTasks<ID: Hashable & Sendable>: @unchecked Sendable {
-    // Sendable: `running` is guarded by `mutex`. Lock order: a dispatcher's lock, then
-    // `mutex`, then an `InFlightTask`'s lock; nothing calls out with `mutex` held.
-    private let mutex = Lock()
+/// `reduce` or an observer). There are never two live tasks for one id (started, not
+/// cancelled, their work not returned), whichever way tasks are started and cancelled at
+/// once. With ``Policy/cancelRunning``, a new task's work begins only after the task it
+/// replaces is cancelled. Dropping the `InFlightTasks` does not cancel its tasks; their
+/// handles do. See <doc:ThreadingAndReentrancy> for when a cancellation waits.
+///
+/// An id is any `Hashable & Sendable` value: a `String`, or an enum of a feature's ids,
+/// whose cases may carry values. `AnyHashable` is not `Sendable` in Swift 6, so a port of
+/// the Composable Architecture's `AnyHashable` cancellation ids uses an enum of cases:
+/// see <doc:ComingFromTheComposableArchitecture#Cancellation-ids>.
+public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @unchecked Sendable {
+    // Sendable: `running` is guarded by `mutex` (``LockRank/inFlightTasks``: a task's striped
+    // mutex is taken under it, to mark the task cancelled; nothing calls out with it held).
+    private let mutex = Lock.make(.inFlightTasks)
     private var running: [ID: InFlightTask] = [:]
 
-    /// What ``start(_:_:)`` does when a task of the same id is running.
+    /// What ``start(_:onCancel:_:)`` does when a task of the same id is running.
     public let policy: Policy
 
     /// What a new start does while a task of the same id runs.
@@ -65,58 +71,86 @@ public final class InFlightTasks<ID: Hashable & Sendable>: @unchecked Sendable {
         self.policy = policy
     }
 
-    deinit {
-        mutex.deallocate()
-    }
-
     /// Starts `operation` in a new Swift task as the task of `id`, following the
     /// ``policy``: returns its handle, or `nil` when the policy is ``Policy/ignoreNew``
     /// and a task of `id` runs.
     ///
     /// ```swift
     /// let fetch = fetches.start("repositories") { task in
-    ///     let repositories = (try? await session.repositories(ofUser: login)) ?? []
-    ///     invoke(.addRepositories(repositories), unlessCancelled: task)
+    ///     let found = (try? await session.repositories(ofUser: login)) ?? []
+    ///     invoke(.addRepositories(found), unlessCancelled: task)
     /// }
     /// fetch?.cleaned(by: dustBuster)
     /// ```
     ///
     /// The Swift task inherits the caller's task-locals (the dispatcher scope among them)
     /// and priority, like `Task { }`. The work's dispatches go to the dispatcher current
-    /// here.
+    /// here. With ``Policy/cancelRunning``, the task it replaces is cancelled (its
+    /// `onCancel` run) before this returns, and before the new work begins. (If another
+    /// thread is cancelling that task at the same moment, that thread runs its `onCancel`,
+    /// which may then come after the new work began.)
+    ///
+    /// A cancelled task's dispatches are dropped, so work that turns a flag on and off
+    /// again (`isLoading`) would leave it on. `onCancel` puts it right. It runs once when
+    /// the task is cancelled before its work returned, whichever way (its handle, a
+    /// ``DustBuster``, ``cancel(_:)``, ``cancelAll()``, a replacing start), also when it
+    /// was cancelled before its work began. It runs on the cancelling thread, after the
+    /// task is closed to dispatches, with the task's dispatcher as
+    /// ``Dispatcher/current``: dispatch the state that puts things right there, with plain
+    /// `invoke`:
+    ///
+    /// ```swift
+    /// fetches.start(
+    ///     "repositories",
+    ///     onCancel: { invoke(.isRepositoryFetching(false)) }
+    /// ) { task in
+    ///     invoke(.isRepositoryFetching(true), unlessCancelled: task)
+    ///     let found = (try? await session.repositories(ofUser: login)) ?? []
+    ///     invoke(.addRepositories(found), unlessCancelled: task)
+    ///     invoke(.isRepositoryFetching(false), unlessCancelled: task)
+    /// }
+    /// ```
+    ///
+    /// A task whose work cancels it (by its handle or by id) sees `Task.isCancelled` at
+    /// once, also on its first line.
     ///
     /// - Parameters:
     ///   - id: Which work this is; one task per id runs at a time.
+    ///   - onCancel: What a cancellation of the unfinished work runs, once.
     ///   - operation: The work. It gets its own handle, to dispatch with
     ///     ``Actionable/invoke(_:unlessCancelled:)``.
     /// - Returns: The task, or `nil` when it was not started.
     @discardableResult
+    @preconcurrency
     public func start(
         _ id: ID,
+        onCancel: (@Sendable () -> Void)? = nil,
         _ operation: @escaping @Sendable (InFlightTask) async -> Void
     ) -> InFlightTask? {
-        let task = InFlightTask(dispatcher: .current)
-        task.setOnEnd { [weak self, weak task] in
-            guard let self, let task else { return }
-            self.remove(task, id: id)
-        }
+        let task = InFlightTask(dispatcher: .current, onCancel: onCancel, table: self, id: id)
         mutex.lock()
         let replaced = running[id]
-        if replaced != nil, policy == .ignoreNew {
+        if let replaced, policy == .ignoreNew, !replaced.isCancelled {
             mutex.unlock()
             return nil
         }
-        replaced?.markCancelled()
+        // Marked cancelled in the critical section that takes it out of the table: at no
+        // moment are two tasks of `id` uncancelled.
+        let cancelling = replaced?.markCleaned()
         running[id] = task
         mutex.unlock()
-        // Outside the lock: cancelling waits for a dispatch of the replaced work that is
-        // running on another thread, and the work of the new task begins after that.
-        replaced?.cancel()
+        // Outside the lock: the cancellation may wait for a dispatch of the replaced work on
+        // another thread, and runs its `onCancel`; the new work begins after that.
+        if let replaced, let cancelling {
+            replaced.finishCleaning(cancelling)
+        }
         task.begin(operation)
         return task
     }
 
-    /// Cancels the task of `id`, if one runs.
+    /// Cancels the task of `id`, if one runs. Like ``InFlightTask/cancel()``, it waits
+    /// only for a dispatch of that task's work that another thread is reducing at that
+    /// moment.
     ///
     /// ```swift
     /// fetches.cancel("repositories")
@@ -124,22 +158,27 @@ public final class InFlightTasks<ID: Hashable & Sendable>: @unchecked Sendable {
     ///
     /// - Parameter id: The id whose task to cancel.
     public func cancel(_ id: ID) {
-        let task = mutex.withLock { running.removeValue(forKey: id) }
-        task?.cancel()
+        mutex.lock()
+        let task = running.removeValue(forKey: id)
+        let cancelling = task?.markCleaned()
+        mutex.unlock()
+        if let task, let cancelling {
+            task.finishCleaning(cancelling)
+        }
     }
 
-    /// Cancels every task.
+    /// Cancels every task, each as ``cancel(_:)`` does.
     ///
     /// ```swift
     /// fetches.cancelAll()
     /// ```
     public func cancelAll() {
-        let tasks = mutex.withLock {
-            defer { running = [:] }
-            return running
-        }
-        for task in tasks.values {
-            task.cancel()
+        mutex.lock()
+        let tasks = running.values.compactMap { task in task.markCleaned().map { (task, $0) } }
+        running = [:]
+        mutex.unlock()
+        for (task, cancelling) in tasks {
+            task.finishCleaning(cancelling)
         }
     }
 
@@ -151,11 +190,11 @@ public final class InFlightTasks<ID: Hashable & Sendable>: @unchecked Sendable {
     ///
     /// - Parameter id: The id to look at.
     public func isRunning(_ id: ID) -> Bool {
-        mutex.withLock { running[id] != nil }
+        mutex.withLock { running[id].map { !$0.isCancelled } ?? false }
     }
 
-    /// Forgets `task` if it is still the task of `id`.
-    private func remove(_ task: InFlightTask, id: ID) {
+    func forget(_ task: InFlightTask) {
+        guard let id = task.id as? ID else { return }
         mutex.withLock {
             if running[id] === task {
                 running[id] = nil

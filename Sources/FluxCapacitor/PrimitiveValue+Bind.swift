@@ -48,7 +48,8 @@ extension PrimitiveValue {
     ///     var counter = ""
     ///
     ///     init(store: RepositoryStore = .instantiate()) {
-    ///         store.repositories.map { "\($0.count) repositories" }.bind(to: self, \.counter)
+    ///         store.repositories.map { "\($0.count) repositories" }
+    ///             .bind(to: self, \.counter)
     ///     }
     /// }
     /// ```

@@ -25,6 +25,7 @@ extension PrimitiveValue {
     /// - Parameter transform: Makes the derived value from each value.
     /// - Returns: The derived value.
     @preconcurrency
+    @inlinable
     public func map<Mapped: Sendable>(_ transform: @escaping @Sendable (Element) -> Mapped) -> Constant<Mapped> {
         let derived = core.derive(initial: transform) { derived, value in
             derived.set(transform(value))

@@ -5,7 +5,9 @@ extension PrimitiveValue where Element: Equatable {
     /// ```swift
     /// store.isRepositoryFetching
     ///     .removeDuplicates()
-    ///     .observe(on: .main) { isFetching in print(isFetching ? "loading…" : "done") }
+    ///     .observe(on: .main) { isFetching in
+    ///         print(isFetching ? "loading…" : "done")
+    ///     }
     ///     .cleaned(by: dustBuster)
     /// ```
     ///
@@ -22,7 +24,9 @@ extension PrimitiveValue {
     /// the new value differs from the last one it took.
     ///
     /// ```swift
-    /// let names = store.repositories.removeDuplicates { $0.map(\.name) == $1.map(\.name) }
+    /// let names = store.repositories.removeDuplicates {
+    ///     $0.map(\.name) == $1.map(\.name)
+    /// }
     /// ```
     ///
     /// `areEquivalent` runs on the thread that delivers the change, one call at a time.
@@ -30,6 +34,7 @@ extension PrimitiveValue {
     /// - Parameter areEquivalent: Whether two values count as the same.
     /// - Returns: The value without repeats.
     @preconcurrency
+    @inlinable
     public func removeDuplicates(
         by areEquivalent: @escaping @Sendable (Element, Element) -> Bool
     ) -> Constant<Element> {

@@ -7,7 +7,8 @@ extension PrimitiveValue {
     ///     let count = Variable<Int>(0)
     ///
     ///     init(store: RepositoryStore = .instantiate()) {
-    ///         store.repositories.observe(on: .current, duringScopeOf: self) { counter, repositories in
+    ///         store.repositories.observe(on: .current, duringScopeOf: self) {
+    ///             counter, repositories in
     ///             counter.count.value = repositories.count
     ///         }
     ///     }
@@ -52,7 +53,8 @@ extension PrimitiveValue {
     ///     private(set) var titles: [String] = []
     ///
     ///     init(store: RepositoryStore = .instantiate()) {
-    ///         store.repositories.observe(duringScopeOf: self) { viewModel, repositories in
+    ///         store.repositories.observe(duringScopeOf: self) {
+    ///             viewModel, repositories in
     ///             viewModel.titles = repositories.map(\.name)
     ///         }
     ///     }

@@ -32,6 +32,9 @@ public protocol ValueTrait {}
 /// glue code. Observation calls its trackers on the thread that changes the value: change
 /// the values views read on the main actor (dispatch from main-actor code), or copy values
 /// that change elsewhere into main-actor state with ``bind(to:_:)``.
+///
+/// A value is used as a ``Variable`` or a ``Constant``, the two names of its two traits;
+/// their pages list the members each has.
 public final class PrimitiveValue<Trait: ValueTrait, Element: Sendable>: Sendable {
     @usableFromInline
     let core: ValueCore<Element>
@@ -69,10 +72,12 @@ public final class PrimitiveValue<Trait: ValueTrait, Element: Sendable>: Sendabl
     ///     .cleaned(by: dustBuster)
     /// ```
     ///
-    /// Observers of a value are called in the order they were registered. A value set
-    /// while observers run (by an observer, or by another thread) is delivered after the
-    /// current round; a setter on another thread may therefore return before its value
-    /// reached the observers, which the thread delivering the current round then does.
+    /// Observers of a value are called in the order they were registered. A value set by
+    /// an observer is delivered after the current one. A set made while another thread
+    /// delivers a change waits briefly for that delivery to end, then delivers its value
+    /// itself; if the delivery goes on (a slow observer), that thread takes the value and
+    /// delivers it after the current one, and the setter returns before its value reached
+    /// the `.current` observers. See <doc:ThreadingAndReentrancy>.
     @preconcurrency
     @inlinable
     public func observe(

@@ -5,7 +5,8 @@ extension Signal {
     /// ```swift
     /// final class FavoriteToaster: Sendable {
     ///     init(store: FavoriteStore = .instantiate()) {
-    ///         store.saved.observe(on: .current, duringScopeOf: self) { toaster, repository in
+    ///         store.saved.observe(on: .current, duringScopeOf: self) {
+    ///             toaster, repository in
     ///             toaster.show("\(repository.name) saved to favorites")
     ///         }
     ///     }

@@ -47,11 +47,13 @@ public final class Sink<Element: Sendable>: Sendable {
     ///
     /// - Parameter value: The event. Observers that register later never see it.
     ///
-    /// `.current` observers have run when `send` returns, unless the signal is delivering
-    /// an event on another thread at that moment: then `value` is queued behind it and
-    /// that thread delivers it. A value sent from inside an observer is delivered after
-    /// the current one, to every observer. When the last observer has been called (or, for
-    /// `.main` and `.queue` observers, has run), nothing holds `value` any more.
+    /// `.current` observers have run when `send` returns. If another thread is delivering
+    /// an event of this sink, `send` waits briefly for it to end; if it goes on (a slow
+    /// observer), that thread takes `value` and delivers it after the current one, and
+    /// `send` returns at once (see <doc:ThreadingAndReentrancy>). A value sent from inside
+    /// an observer is delivered after the current one, to every observer. When the last
+    /// observer has been called (or, for `.main` and `.queue` observers, has run), nothing
+    /// holds `value` any more.
     @inlinable
     public func send(_ value: Element) {
         core.send(value)

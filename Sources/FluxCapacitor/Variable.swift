@@ -1,7 +1,8 @@
 /// The trait of a ``Variable``: its value can be read and set.
 ///
 /// ```swift
-/// let count: PrimitiveValue<MutableTrait, Int> = Variable(0)  // what `Variable<Int>` spells
+/// // what `Variable<Int>` spells:
+/// let count: PrimitiveValue<MutableTrait, Int> = Variable(0)
 /// ```
 public enum MutableTrait: ValueTrait, Sendable {}
 
@@ -16,6 +17,9 @@ public enum MutableTrait: ValueTrait, Sendable {}
 ///
 /// Stores keep their state in private `Variable`s, change them in `reduce(with:)`, and
 /// expose them as ``Constant``s.
+///
+/// `Variable<Element>` is ``PrimitiveValue`` with the ``MutableTrait``: its members are
+/// `PrimitiveValue`'s, those its page lists, and those it shares with ``Constant``.
 public typealias Variable<Element: Sendable> = PrimitiveValue<MutableTrait, Element>
 
 extension PrimitiveValue where Trait == MutableTrait {
@@ -93,7 +97,8 @@ extension PrimitiveValue where Trait == MutableTrait {
     ///
     /// ```swift
     /// let visits = Variable(0)
-    /// visits.update { $0 += 1 } // from any number of threads at once: no visit is lost
+    /// // from any number of threads at once: no visit is lost
+    /// visits.update { $0 += 1 }
     /// let jobs = Variable<[String]>(["index", "build"])
     /// let next = jobs.update { $0.popLast() } // "build"
     /// ```
@@ -112,8 +117,8 @@ extension PrimitiveValue where Trait == MutableTrait {
     ///   observers are notified of it.
     @inlinable
     public func update<Result>(_ change: (inout Element) throws -> Result) rethrows -> Result {
-        let observation = core.lockForUpdate()
-        defer { core.deliverUpdateAndUnlock(observation) }
-        return try change(&core.storage)
+        let update = core.lockForUpdate()
+        defer { core.deliverUpdateAndUnlock(update) }
+        return try change(&core.storage.element)
     }
 }

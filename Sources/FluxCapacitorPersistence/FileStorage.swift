@@ -16,7 +16,8 @@ import Darwin
 ///
 /// ```swift
 /// let storage = FileStorage.applicationSupport(named: "repository-search")
-/// let tests = FileStorage(directory: temporaryDirectory, coalescingInterval: .zero)
+/// let tests = FileStorage(
+///     directory: temporaryDirectory, coalescingInterval: .zero)
 /// ```
 ///
 /// A write goes to a temporary file beside the slot's, which is flushed to disk and then
@@ -65,7 +66,10 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     ///   - directory: Where the files go; made when first written to.
     ///   - coalescingInterval: How long a value waits after a change before it is written
     ///     (100 ms by default; `.zero` writes at once, still off the changing thread).
-    ///   - onError: Hears what goes wrong; prints to standard error by default.
+    ///   - onError: Hears what goes wrong; prints to standard error by default. It runs on
+    ///     a background queue or inside a store's `init()` or deinit, possibly while a
+    ///     dispatch is running: do not dispatch or instantiate stores from it synchronously;
+    ///     hop to another queue or a `Task`.
     @preconcurrency
     public init(
         directory: URL,
@@ -87,7 +91,10 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     ///   - name: The folder's name, usually the app's.
     ///   - coalescingInterval: How long a value waits after a change before it is written
     ///     (100 ms by default).
-    ///   - onError: Hears what goes wrong; prints to standard error by default.
+    ///   - onError: Hears what goes wrong; prints to standard error by default. It runs on
+    ///     a background queue or inside a store's `init()` or deinit, possibly while a
+    ///     dispatch is running: do not dispatch or instantiate stores from it synchronously;
+    ///     hop to another queue or a `Task`.
     /// - Returns: A storage in that folder, which is made when first written to.
     @preconcurrency
     public static func applicationSupport(
@@ -177,44 +184,15 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     ///   - slot: The slot's name.
     /// - Throws: ``FileStorageError``, with the step that failed.
     public func write(_ data: Data, to slot: String) throws {
-        try makeDirectory(directory.path)
+        try FileWriting.makeDirectory(directory.path)
         let target = try resolvedPath(of: slot)
         let folder = (target as NSString).deletingLastPathComponent
         let name = (target as NSString).lastPathComponent
         if folder != directory.path {
-            try makeDirectory(folder)
+            try FileWriting.makeDirectory(folder)
         }
-        let temporary = (folder as NSString).appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
-        var existing = stat()
-        let targetExists = stat(target, &existing) == 0
-        let descriptor = open(
-            temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, targetExists ? existing.st_mode & 0o7777 : 0o666)
-        guard descriptor >= 0 else {
-            throw FileStorageError(operation: "creating the temporary file", path: temporary)
-        }
-        do {
-            defer { close(descriptor) }
-            if targetExists, fchmod(descriptor, existing.st_mode & 0o7777) != 0 {
-                throw FileStorageError(operation: "setting the permissions of", path: temporary)
-            }
-            try data.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let count = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                    if count < 0 {
-                        if errno == EINTR { continue }
-                        throw FileStorageError(operation: "writing", path: temporary)
-                    }
-                    offset += count
-                }
-            }
-            guard flushToStorage(descriptor) == 0 else {
-                throw FileStorageError(operation: "flushing to disk", path: temporary)
-            }
-        } catch {
-            unlink(temporary)
-            throw error
-        }
+        let temporary = try FileWriting.writeTemporaryFile(
+            data, beside: target, in: folder, named: name, newFileMode: 0o666)
         // Checking the file, keeping another writer's version and renaming over it are one
         // step for every writer that takes the lock: none renames in between, so none
         // writes over a version unseen.
@@ -230,14 +208,8 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
             unlink(temporary)
             throw error
         }
-        // The rename is in the folder's entries: flush them too, so that the new name
-        // survives a power cut. Best effort: some filesystems cannot flush a folder, and
-        // the data is already safe under one name or the other.
-        let folderDescriptor = open(folder, O_RDONLY | O_CLOEXEC)
-        if folderDescriptor >= 0 {
-            _ = fsync(folderDescriptor)
-            close(folderDescriptor)
-        }
+        // The rename is in the folder's entries: flush them too.
+        FileWriting.syncFolder(folder)
     }
 
     /// Renames the slot's file `slot.corrupt-<date>.json`
@@ -391,24 +363,6 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
         throw FileStorageError(operation: "following the links of", path: url(of: slot).path, code: .ELOOP)
     }
 
-    /// Makes `path` and its parents, as `mkdir -p` does.
-    private func makeDirectory(_ path: String) throws {
-        var status = stat()
-        if stat(path, &status) == 0 {
-            guard status.st_mode & S_IFMT == S_IFDIR else {
-                throw FileStorageError(operation: "making the directory", path: path, code: .ENOTDIR)
-            }
-            return
-        }
-        let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty, parent != path {
-            try makeDirectory(parent)
-        }
-        guard mkdir(path, 0o777) == 0 || errno == EEXIST else {
-            throw FileStorageError(operation: "making the directory", path: path)
-        }
-    }
-
     /// Deletes the temporary files of writes that died (older than a minute, so that
     /// another process's write in progress is left alone). Best effort: what cannot be
     /// deleted stays, harmlessly.
@@ -432,21 +386,11 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
         }
     }
 
-    /// Hands `error` to the storage's error handler, the `onError` it was made with.
+    /// Hands `error` to the storage's error handler, the `onError` it was made with (see
+    /// ``PersistentStorage/report(_:)`` for where it runs).
     ///
     /// - Parameter error: What went wrong.
     public func report(_ error: PersistenceError) {
         onError(error)
     }
 }
-
-#if canImport(Darwin)
-private let systemRead = Darwin.read
-private let systemWrite = Darwin.write
-#elseif canImport(Musl)
-private let systemRead = Musl.read
-private let systemWrite = Musl.write
-#else
-private let systemRead = Glibc.read
-private let systemWrite = Glibc.write
-#endif

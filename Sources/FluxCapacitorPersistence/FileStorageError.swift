@@ -6,7 +6,9 @@ public import Foundation
 ///
 /// ```swift
 /// let storage = FileStorage(directory: url) { error in
-///     if let failure = error.underlyingError as? FileStorageError, failure.code == .ENOSPC {
+///     if let failure = error.underlyingError as? FileStorageError,
+///         failure.code == .ENOSPC
+///     {
 ///         showDiskFullAlert()
 ///     }
 /// }
@@ -43,7 +45,9 @@ public struct FileStorageError: Error, Sendable, CustomStringConvertible {
     /// system call failed:
     ///
     /// ```swift
-    /// guard fsync(descriptor) == 0 else { throw FileStorageError(operation: "syncing", path: path) }
+    /// guard fsync(descriptor) == 0 else {
+    ///     throw FileStorageError(operation: "syncing", path: path)
+    /// }
     /// ```
     ///
     /// - Parameters:

@@ -101,10 +101,13 @@ public final class InMemoryStorage: PersistentStorage, @unchecked Sendable {
     /// @Test func favoritesThatCannotBeDecodedAreKeptAside() {
     ///     let storage = InMemoryStorage()
     ///     storage.seed(Data("not json".utf8), in: "favorites")
-    ///     let favorites = Variable<[String]>([], persistedAs: "favorites", in: storage)
+    ///     let favorites = Variable<[String]>(
+    ///         [], persistedAs: "favorites", in: storage)
     ///     #expect(favorites.value == [])
     ///     #expect(storage.contents(of: "favorites.corrupt") == Data("not json".utf8))
-    ///     #expect(storage.reportedErrors.map(\.kind) == [.incompatible(setAsideAs: "favorites.corrupt")])
+    ///     #expect(
+    ///         storage.reportedErrors.map(\.kind)
+    ///             == [.incompatible(setAsideAs: "favorites.corrupt")])
     /// }
     /// ```
     ///
@@ -148,14 +151,23 @@ public final class InMemoryStorage: PersistentStorage, @unchecked Sendable {
     ///
     /// - Parameter error: The error writes throw, or `nil`.
     public func failWrites(with error: (any Error)?) {
-        lock.withLock { writeFailure = error }
+        let replaced = lock.withLock {
+            defer { writeFailure = error }
+            return writeFailure
+        }
+        // An error may be a class of the test's, with a deinit: let go of after unlocking.
+        withExtendedLifetime(replaced) {}
     }
 
     /// Makes reads throw `error` (an unreadable disk, say), or work again with `nil`.
     ///
     /// - Parameter error: The error reads throw, or `nil`.
     public func failReads(with error: (any Error)?) {
-        lock.withLock { readFailure = error }
+        let replaced = lock.withLock {
+            defer { readFailure = error }
+            return readFailure
+        }
+        withExtendedLifetime(replaced) {}
     }
 
     /// Every error reported so far, oldest first.

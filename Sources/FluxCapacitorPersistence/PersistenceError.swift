@@ -11,8 +11,10 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     ///
     /// ```swift
     /// switch error.kind {
-    /// case .incompatible(let setAsideAs): print("kept the old data as \(setAsideAs ?? "nothing")")
-    /// case .replacedChangedFile(let keptAs): print("another instance's version is kept as \(keptAs)")
+    /// case .incompatible(let setAsideAs):
+    ///     print("kept the old data as \(setAsideAs ?? "nothing")")
+    /// case .replacedChangedFile(let keptAs):
+    ///     print("another instance's version is kept as \(keptAs)")
     /// case .unreadable, .writeFailed: print(error)
     /// }
     /// ```

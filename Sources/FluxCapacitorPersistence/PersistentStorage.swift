@@ -15,7 +15,8 @@ import Darwin
 ///
 /// ```swift
 /// let storage = FileStorage.applicationSupport(named: "repository-search")
-/// let favorites = Variable<[GitHub.Repository]>([], persistedAs: "favorites", in: storage)
+/// let favorites = Variable<[GitHub.Repository]>(
+///     [], persistedAs: "favorites", in: storage)
 /// ```
 ///
 /// FluxCapacitor ships ``FileStorage`` and ``InMemoryStorage``. A storage of your own must
@@ -24,6 +25,11 @@ import Darwin
 /// slot holds nothing, and throws when it holds something it cannot read: a slot that
 /// could not be read is never written over (while the values persisted there live), so
 /// that the user's data is not lost to a passing permission or I/O problem.
+///
+/// Its methods, and the `Codable` conformances of the values persisted in it, run on a
+/// background queue or inside a store's `init()` or deinit, possibly while a dispatch is
+/// running: do not dispatch or instantiate stores from them synchronously; hop to another
+/// queue or a `Task`.
 public protocol PersistentStorage: AnyObject, Sendable {
     /// The bytes in `slot`, or `nil` if there are none.
     ///
@@ -62,6 +68,10 @@ public protocol PersistentStorage: AnyObject, Sendable {
     /// Hears what went wrong reading or writing a slot. By default, prints a line to
     /// standard error.
     ///
+    /// It runs on a background queue or inside a store's `init()` or deinit, possibly while
+    /// a dispatch is running: do not dispatch or instantiate stores from it synchronously;
+    /// hop to another queue or a `Task`.
+    ///
     /// - Parameter error: What went wrong.
     func report(_ error: PersistenceError)
 }
@@ -85,8 +95,10 @@ extension PersistentStorage {
     /// Values are also written when they go away (with their store). Call it before the
     /// program exits, or in a test before looking at what was written.
     ///
-    /// Called from ``report(_:)`` (a handler that saves what it can), it writes what is
-    /// pending but does not wait for reports being made on other threads.
+    /// Called from ``report(_:)`` (a handler that saves what it can), or inside a dispatch
+    /// (a `reduce(with:)`, a `.current` observer, a store's `init()`), it writes what is
+    /// pending before it returns but does not wait for reports being made on other threads:
+    /// ``report(_:)`` may dispatch, and would wait for this thread.
     public func flush() {
         SlotRegistry.flush(self)
     }
@@ -98,7 +110,8 @@ extension PersistentStorage {
     ///
     /// ```swift
     /// let storage = FileStorage.applicationSupport(named: "my-tool")
-    /// storage.flushOnTermination() // SIGINT and SIGTERM no longer lose the last change
+    /// // SIGINT and SIGTERM no longer lose the last change
+    /// storage.flushOnTermination()
     /// ```
     ///
     /// A signal the process was started ignoring (a background job's `SIGINT`) stays

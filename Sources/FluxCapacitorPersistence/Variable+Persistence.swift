@@ -12,7 +12,8 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
     ///     typealias DispatchStateType = Dispatcher.Favorite
     ///
     ///     let favorites: Constant<[GitHub.Repository]>
-    ///     private let _favorites = Variable<[GitHub.Repository]>([], persistedAs: "favorites", in: storage)
+    ///     private let _favorites = Variable<[GitHub.Repository]>(
+    ///         [], persistedAs: "favorites", in: storage)
     ///
     ///     required init() {
     ///         favorites = Constant(_favorites)
@@ -27,11 +28,15 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
     /// }
     /// ```
     ///
+    /// To use the app's default storage (``Persistence/defaultStorage``), leave `in:` out:
+    /// ``init(_:persistedAs:)``.
+    ///
     /// The value is encoded as JSON. A change is written after the storage's
     /// `coalescingInterval`, on a background queue, so quick changes are written once and
     /// the last one wins; ``PersistentStorage/flush()`` writes at once, and the variable
-    /// writes what is pending when it goes away (with its store). Writes are atomic: a
-    /// crash loses at most the changes since the last write, never the file.
+    /// writes what is pending when it goes away (with its store; inside a dispatch, on the
+    /// background queue, which `flush()` waits for). Writes are atomic: a crash loses at
+    /// most the changes since the last write, never the file.
     ///
     /// What goes wrong is reported to the storage (``PersistentStorage/report(_:)``): a slot
     /// that the type cannot decode is set aside (kept, renamed) and the variable starts
@@ -41,14 +46,8 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
     /// - Parameters:
     ///   - defaultValue: The value when the slot is empty or unusable.
     ///   - slot: The name of the value in the storage (`favorites` → `favorites.json`).
-    ///   - storage: Where it is kept; `nil`: the ``DefaultStorage`` (and with none, an
-    ///     ordinary variable, which says so on standard error once per slot).
-    public convenience init(_ defaultValue: Element, persistedAs slot: String, in storage: (any PersistentStorage)?) {
-        guard let storage = storage ?? DefaultStorage.current else {
-            DefaultStorage.warnThatNothingStores(slot)
-            self.init(defaultValue)
-            return
-        }
+    ///   - storage: Where it is kept.
+    public convenience init(_ defaultValue: Element, persistedAs slot: String, in storage: any PersistentStorage) {
         let persister = Persister<Element>(slot: slot, storage: storage)
         self.init(persister.restore() ?? defaultValue)
         // The persister reads the variable's value itself (so `flush()` sees a value set
@@ -59,11 +58,13 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
         _ = observe(on: .current, ignoreFirst: true) { _ in persister.offerCurrentValue() }
     }
 
-    /// Makes a variable persisted as `slot` in the ``DefaultStorage``: the app's, set at
-    /// launch, or the one a test binds. See ``init(_:persistedAs:in:)``.
+    /// Makes a variable persisted as `slot` in the default storage
+    /// (``Persistence/defaultStorage``): the app's, set at launch, or the one a test binds.
+    /// See ``init(_:persistedAs:in:)-(_,_,PersistentStorage)``.
     ///
     /// ```swift
-    /// private let _bookmarks = Variable<[GitHub.Repository]>([], persistedAs: "bookmarks")
+    /// private let _bookmarks = Variable<[GitHub.Repository]>(
+    ///     [], persistedAs: "bookmarks")
     /// ```
     ///
     /// With no default storage when it is made, it is an ordinary variable, and says so on
@@ -73,6 +74,27 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
     ///   - defaultValue: The value when the slot is empty or unusable.
     ///   - slot: The name of the value in the storage (`favorites` → `favorites.json`).
     public convenience init(_ defaultValue: Element, persistedAs slot: String) {
-        self.init(defaultValue, persistedAs: slot, in: nil)
+        guard let storage = Persistence.defaultStorage else {
+            Persistence.warnThatNothingStores(slot)
+            self.init(defaultValue)
+            return
+        }
+        self.init(defaultValue, persistedAs: slot, in: storage)
+    }
+
+    /// Makes a variable persisted as `slot` in `storage`, or, given `nil`, in the default
+    /// storage: the optional form this had before 1.0, kept for source compatibility. Leave
+    /// `in:` out for the default storage (``init(_:persistedAs:)``), and pass a storage
+    /// that is there as one (``init(_:persistedAs:in:)-(_,_,PersistentStorage)``).
+    @available(
+        *, deprecated,
+        message: "leave out 'in:' for the default storage, or pass a storage that is not optional"
+    )
+    public convenience init(_ defaultValue: Element, persistedAs slot: String, in storage: (any PersistentStorage)?) {
+        if let storage {
+            self.init(defaultValue, persistedAs: slot, in: storage)
+        } else {
+            self.init(defaultValue, persistedAs: slot)
+        }
     }
 }

@@ -4,7 +4,8 @@ public import FluxCapacitor
 /// invoked, in order ("create actions testing").
 ///
 /// ```swift
-/// @Test(.isolatedDispatcher) func fetchingInvokesTheFlagAroundTheRepositories() async {
+/// @Test(.isolatedDispatcher)
+/// func fetchingInvokesTheFlagAroundTheRepositories() async {
 ///     let recorder = DispatchRecorder()
 ///     await RepositoryAction(session: StubSession(found: [fluxCapacitor]))
 ///         .fetchRepositories(ofUser: "marty")

@@ -7,7 +7,8 @@ public import FluxCapacitor
 /// line-by-line diff (`−` expected, `+` actual).
 ///
 /// ```swift
-/// @Test(.isolatedDispatcher) func fetchingTurnsTheFlagOnAroundTheRepositories() async {
+/// @Test(.isolatedDispatcher)
+/// func fetchingTurnsTheFlagOnAroundTheRepositories() async {
 ///     let tester = DispatchTester(of: Dispatcher.Repository.self)
 ///     let action = RepositoryAction(session: StubSession(found: [fluxCapacitor]))
 ///     Task { await action.fetchRepositories(ofUser: "marty") }
@@ -36,8 +37,24 @@ public import FluxCapacitor
 ///
 /// **Failures** go to `reporter`: Swift Testing issues at the line of the failing call in
 /// a Swift Testing test, `XCTFail` in an XCTest test (see ``IssueReporter``). None is
-/// lost: a tester that finishes outside the Swift Testing test that made it (let go of in
-/// a detached task, or after the test ended) fails the run and names that test.
+/// lost, and none is charged silently to another test. A tester kept past the test that
+/// made it (by a detached task, a global, an `XCTestCase`'s property) and let go of while
+/// another test runs fails that test, in a message that names the test that made the
+/// tester and the line; let go of while no test runs, it says so on standard error, naming
+/// its test, and the test process exits with a failure. A tester still alive when the test
+/// run ends, whatever its reporter, never checked what it recorded: the test process says
+/// so on standard error when it exits (naming the test and the line that made it) and exits
+/// with a failure, although every test passed:
+///
+/// ```text
+/// error: A DispatchTester<Dispatcher.Counter> made in the test “CounterTests/incrementing()”
+/// at CounterTests/CounterTests.swift:12 was still alive when the test run ended: it never
+/// finished, so what it recorded was never checked. Let go of it by the end of its test (a task,
+/// a global or an XCTestCase's property kept it), or call finish().
+/// ```
+///
+/// In XCTest, let go of a tester kept in a property in `tearDown()`: XCTest keeps its test
+/// case objects, and so their properties, until the run ends.
 ///
 /// Use a tester from the task that made it.
 public final class DispatchTester<State: DispatchState & Equatable> {
@@ -46,6 +63,8 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     private let settings: TesterSettings
     private var trackedValues: [any TrackedValueFinishing] = []
     private let createdAt: CallLocation
+    /// Its key in ``LiveTesters``, while it is not finished.
+    private let liveKey: Int
     private var isFinished = false
 
     /// Starts recording the dispatches of `dispatcher`.
@@ -58,11 +77,11 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     ///   - reporter: Where failures go; by default Swift Testing or XCTest, whichever runs
     ///     the test.
     ///   - fileID: Where the tester is made: the line that a failure found when it goes
-    ///     away is reported at.
+    ///     away is reported at, and that names it if it outlives its test.
     ///   - filePath: See `fileID`.
     ///   - line: See `fileID`.
     ///   - column: See `fileID`.
-    public init(
+    public convenience init(
         of stateType: State.Type = State.self,
         dispatcher: Dispatcher = .current,
         exhaustivity: Exhaustivity = .on,
@@ -73,6 +92,21 @@ public final class DispatchTester<State: DispatchState & Equatable> {
         line: UInt = #line,
         column: UInt = #column
     ) {
+        self.init(
+            dispatcher: dispatcher, exhaustivity: exhaustivity, timeout: timeout, reporter: reporter,
+            madeIn: TestIdentity.current,
+            at: CallLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// A tester made in the test `test` (the public `init` passes the current one) at `location`.
+    init(
+        dispatcher: Dispatcher = .current,
+        exhaustivity: Exhaustivity = .on,
+        timeout: Duration = .seconds(5),
+        reporter: IssueReporter = .automatic,
+        madeIn test: TestIdentity?,
+        at location: CallLocation
+    ) {
         recorder = DispatchRecorder(dispatcher: dispatcher)
         dispatches = AssertionCursor(
             buffer: recorder.storage,
@@ -80,8 +114,11 @@ public final class DispatchTester<State: DispatchState & Equatable> {
                 one: "dispatch", many: "dispatches", mismatch: "Received a dispatch",
                 nothingNew: "Nothing was dispatched after the last one asserted."),
             subject: \.state)
-        settings = TesterSettings(exhaustivity: exhaustivity, timeout: timeout, reporter: reporter)
-        createdAt = CallLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let origin = TesterOrigin(
+            test: test, location: location, testerName: "DispatchTester<\(typeName(State.self))>")
+        settings = TesterSettings(exhaustivity: exhaustivity, timeout: timeout, reporter: reporter, origin: origin)
+        createdAt = location
+        liveKey = LiveTesters.register(origin)
     }
 
     deinit {
@@ -264,6 +301,7 @@ public final class DispatchTester<State: DispatchState & Equatable> {
 
     private func finish(at location: CallLocation) {
         isFinished = true
+        LiveTesters.unregister(liveKey)
         recorder.finish()
         dispatches.finish(settings: settings, at: location)
         for tracked in trackedValues {

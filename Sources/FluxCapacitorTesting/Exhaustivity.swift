@@ -3,9 +3,11 @@
 /// (``off(showSkipped:)``, for integration tests).
 ///
 /// ```swift
-/// let tester = DispatchTester(of: Dispatcher.Repository.self, exhaustivity: .off(showSkipped: true))
+/// let tester = DispatchTester(
+///     of: Dispatcher.Repository.self, exhaustivity: .off(showSkipped: true))
 /// await action.fetchRepositories(ofUser: "marty")
-/// await tester.receive(.addRepositories([fluxCapacitor]))  // the flags around it are skipped
+/// // the flags around it are skipped
+/// await tester.receive(.addRepositories([fluxCapacitor]))
 /// ```
 public enum Exhaustivity: Sendable, Hashable {
     /// Every dispatch must be asserted, in order: the next one must be the one a

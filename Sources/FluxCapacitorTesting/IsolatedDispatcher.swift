@@ -9,7 +9,8 @@ public import Testing
 /// struct RepositoryStoreTests {
 ///     @Test func addingRepositoriesAppendsThem() {
 ///         let store = RepositoryStore.instantiate()  // this test's own store
-///         RepositoryAction(session: StubSession(found: [])).invoke(.addRepositories([fluxCapacitor]))
+///         RepositoryAction(session: StubSession(found: []))
+///             .invoke(.addRepositories([fluxCapacitor]))
 ///         #expect(store.repositories.value == [fluxCapacitor])
 ///     }
 /// }

@@ -31,13 +31,19 @@ import XCTest
 /// ```swift
 /// let tester = DispatchTester(
 ///     of: Dispatcher.Repository.self,
-///     reportingTo: IssueReporter { message, location in print("\(location): \(message)") })
+///     reportingTo: IssueReporter { message, location in
+///         print("\(location): \(message)")
+///     })
 /// ```
 public struct IssueReporter: Sendable {
-    private let reportFailure: @Sendable (String, CallLocation) -> Void
+    private let reportFailure: @Sendable (String, CallLocation, TesterOrigin) -> Void
     private let reportNote: @Sendable (String, CallLocation) -> Void
 
     /// Reports failures with `failure` and notes with `note` (by default, nowhere).
+    ///
+    /// They are called wherever the tester fails, in its test or after it; a tester still
+    /// alive when the test run ends is reported by the test process itself, on standard
+    /// error, whatever its reporter (see ``DispatchTester``).
     ///
     /// - Parameters:
     ///   - failure: Called with the message of each failure and the line it belongs to.
@@ -48,49 +54,53 @@ public struct IssueReporter: Sendable {
         failure: @escaping @Sendable (_ message: String, _ location: SourceLocation) -> Void,
         note: @escaping @Sendable (_ message: String, _ location: SourceLocation) -> Void = { _, _ in }
     ) {
-        reportFailure = { failure($0, $1.sourceLocation) }
+        reportFailure = { message, location, _ in failure(message, location.sourceLocation) }
         reportNote = { note($0, $1.sourceLocation) }
     }
 
     private init(
-        failure: @escaping @Sendable (String, CallLocation) -> Void,
+        failure: @escaping @Sendable (String, CallLocation, TesterOrigin) -> Void,
         note: @escaping @Sendable (String, CallLocation) -> Void
     ) {
         reportFailure = failure
         reportNote = note
     }
 
-    /// Inside a Swift Testing test, ``swiftTesting``; elsewhere, XCTest's `XCTFail` where
-    /// XCTest can be imported (Swift Testing's `Issue.record` does not reach XCTest); else
-    /// standard error.
+    /// Inside a Swift Testing test, ``swiftTesting``; in an XCTest test, XCTest's `XCTFail`
+    /// (Swift Testing's `Issue.record` does not reach XCTest).
     ///
-    /// A failure is never lost. A tester made in a Swift Testing test that finishes outside
-    /// it (its last reference let go of in a detached task, or after the test ended)
-    /// records its failure as an issue of the run, which fails the run while it lasts,
-    /// writes it to standard error naming the test that made the tester, and makes the
-    /// test process exit with a failure.
+    /// A failure is never lost, nor charged silently to a test that did not make the tester.
+    /// A tester kept past the test that made it (by a detached task, a global, an
+    /// `XCTestCase`'s property) fails
+    ///
+    /// - while another test runs: in that test (neither framework records in a test that
+    ///   ended), with a message that names the test that made the tester and where;
+    /// - while no test runs: on standard error, naming that test, and the test process exits
+    ///   with a failure (a Swift Testing run also records it while the run lasts);
+    /// - never, because it is still alive when the test run ends: the test process says so
+    ///   on standard error, naming that test, and exits with a failure.
     public static var automatic: IssueReporter {
-        // Evaluated where the tester is made (its `init`'s default argument): the test
-        // that made it, to name if the tester outlives it.
-        automatic(madeIn: Test.current.map { $0.displayName ?? $0.name })
-    }
-
-    /// ``automatic``, for a tester made in the test named `maker` (`nil`: outside Swift Testing).
-    static func automatic(madeIn maker: String?) -> IssueReporter {
         IssueReporter(
-            failure: { message, location in
-                if Test.current != nil {
-                    recordInSwiftTesting(message, at: location, isFailure: true)
-                } else if let maker {
-                    let escaped = """
-                        A DispatchTester made in the test “\(maker)” finished outside it (let go of in a \
-                        detached task, or after the test ended), at \(location.fileID):\(location.line): \(message)
-                        """
-                    // With no current test, Swift Testing records it for the run, while the run lasts.
-                    recordInSwiftTesting(escaped, at: location, isFailure: true)
-                    EscapedFailures.report(escaped)
-                } else {
-                    failOutsideSwiftTesting(message, at: location)
+            failure: { message, location, origin in
+                let now = TestIdentity.current
+                let route = XCTestTracking.withTimeline { timeline in
+                    let route = FailureRoute(message, origin: origin, now: now, timeline: timeline)
+                    if case .xcTestUnconfirmed(_, let ifNoTest) = route {
+                        timeline.keepUnconfirmed(ifNoTest)
+                    }
+                    return route
+                }
+                switch route {
+                case .swiftTesting(let text):
+                    recordInSwiftTesting(text, at: location, isFailure: true)
+                case .xcTest(let text), .xcTestUnconfirmed(let text, _):
+                    failInXCTest(text, at: location)
+                case .escaped(let text, let alsoInSwiftTestingRun):
+                    if alsoInSwiftTestingRun {
+                        // With no current test, Swift Testing records it for the run, while the run lasts.
+                        recordInSwiftTesting(text, at: location, isFailure: true)
+                    }
+                    EscapedFailures.report(text)
                 }
             },
             note: { message, location in
@@ -106,12 +116,12 @@ public struct IssueReporter: Sendable {
     /// the call they belong to.
     public static var swiftTesting: IssueReporter {
         IssueReporter(
-            failure: { recordInSwiftTesting($0, at: $1, isFailure: true) },
+            failure: { message, location, _ in recordInSwiftTesting(message, at: location, isFailure: true) },
             note: { recordInSwiftTesting($0, at: $1, isFailure: false) })
     }
 
-    func fail(_ message: String, at location: CallLocation) {
-        reportFailure(message, location)
+    func fail(_ message: String, at location: CallLocation, origin: TesterOrigin) {
+        reportFailure(message, location, origin)
     }
 
     func note(_ message: String, at location: CallLocation) {
@@ -132,7 +142,9 @@ public struct IssueReporter: Sendable {
         #endif
     }
 
-    private static func failOutsideSwiftTesting(_ message: String, at location: CallLocation) {
+    /// `XCTFail` where XCTest can be imported; else (where the timeline never knows of a
+    /// test, so no failure comes here) standard error.
+    private static func failInXCTest(_ message: String, at location: CallLocation) {
         #if canImport(XCTest)
         XCTFail(message, file: location.filePath, line: location.line)
         #else

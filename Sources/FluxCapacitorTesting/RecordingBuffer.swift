@@ -18,7 +18,12 @@ final class RecordingBuffer<Entry>: @unchecked Sendable {
     }
 
     func removeAll() {
-        lock.withLock { stored.removeAll() }
+        let removed = lock.withLock {
+            defer { stored = [] }
+            return stored
+        }
+        // Let go of after unlocking: a recorded value's deinit may be user code.
+        withExtendedLifetime(removed) {}
     }
 
     /// The entries once there are more than `count` of them, or as they are at `deadline`

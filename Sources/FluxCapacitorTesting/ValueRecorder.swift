@@ -10,7 +10,8 @@ import Foundation
 ///     let store = RepositoryStore.instantiate()
 ///     let fetching = ValueRecorder(store.isRepositoryFetching)
 ///     Task {
-///         await RepositoryAction(session: StubSession(found: [])).fetchRepositories(ofUser: "marty")
+///         await RepositoryAction(session: StubSession(found: []))
+///             .fetchRepositories(ofUser: "marty")
 ///     }
 ///     #expect(try await fetching.waitForValues(count: 3) == [false, true, false])
 /// }
@@ -27,7 +28,8 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
     ///
     /// ```swift
     /// let flags = ValueRecorder(store.isRepositoryFetching)  // [false, …]
-    /// let changes = ValueRecorder(store.isRepositoryFetching, ignoreFirst: true)  // […]
+    /// let changes = ValueRecorder(
+    ///     store.isRepositoryFetching, ignoreFirst: true)  // […]
     /// ```
     ///
     /// - Parameters:

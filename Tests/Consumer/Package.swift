@@ -3,8 +3,8 @@
 // A package that depends on FluxCapacitor as a user's would: by version, from its
 // repository. Scripts/check-consumer tags a copy of this checkout 1.0.0, puts its file URL in
 // place of FLUXCAPACITOR_URL, and builds, runs and tests this package in the Swift 5 and the
-// Swift 6 language modes. README's and the articles' install samples are lines of this file
-// (DocumentationTests checks it).
+// Swift 6 language modes, and as a new Xcode 26 app target is set up. README's and the
+// articles' install samples are lines of this file (DocumentationTests checks it).
 
 import PackageDescription
 
@@ -23,7 +23,8 @@ let package = Package(
             name: "counter",
             dependencies: [
                 .product(name: "FluxCapacitor", package: "FluxCapacitor"),
-                .product(name: "FluxCapacitorPersistence", package: "FluxCapacitor"),
+                .product(
+                    name: "FluxCapacitorPersistence", package: "FluxCapacitor"),
             ]
         ),
         .testTarget(
@@ -36,3 +37,28 @@ let package = Package(
     ],
     swiftLanguageModes: [languageMode]
 )
+
+// CONSUMER_APP_TARGET=1: every target as a new Xcode 26 app target is set up, code isolated
+// to the main actor unless it says otherwise ("Default Actor Isolation: MainActor") and
+// "Approachable Concurrency" on. In the Swift 6 mode that adds two upcoming features; in
+// the Swift 5 mode, three more that Swift 6 has anyway. The `quickstart` executable is
+// README's quick start, which Scripts/check-consumer copies into Sources/quickstart/main.swift.
+if Context.environment["CONSUMER_APP_TARGET"] == "1" {
+    var app: [SwiftSetting] = [
+        .defaultIsolation(MainActor.self),
+        .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+        .enableUpcomingFeature("InferIsolatedConformances"),
+    ]
+    if Context.environment["CONSUMER_LANGUAGE_MODE"] == "5" {
+        app += ["InferSendableFromCaptures", "GlobalActorIsolatedTypesUsability", "DisableOutwardActorInference"]
+            .map { .enableUpcomingFeature($0) }
+    }
+    package.targets.append(
+        .executableTarget(
+            name: "quickstart",
+            dependencies: [.product(name: "FluxCapacitor", package: "FluxCapacitor")]
+        ))
+    for target in package.targets {
+        target.swiftSettings = (target.swiftSettings ?? []) + app
+    }
+}

@@ -25,15 +25,18 @@ public struct CodeSample: Sendable, CustomStringConvertible {
     public let file: String
     /// The line of the opening fence, from 1.
     public let line: Int
+    /// The language its fence names (`swift`, `sh`, `text`; empty if none).
+    public let language: String
     /// The code, without the fences (and without the `///` of a doc comment).
     public let code: String
     /// Whether it is compiled.
     public let status: Status
 
     /// A sample of `file` at `line`.
-    public init(file: String, line: Int, code: String, status: Status) {
+    public init(file: String, line: Int, language: String = "swift", code: String, status: Status) {
         self.file = file
         self.line = line
+        self.language = language
         self.code = code
         self.status = status
     }
@@ -50,13 +53,14 @@ public enum CodeSamples: Sendable {
 
     private static let marker = "<!-- not compiled:"
 
-    /// The Swift samples of a Markdown text.
-    public static func inMarkdown(_ text: String, file: String) -> [CodeSample] {
-        samples(in: text.components(separatedBy: "\n").map { Substring($0) }, file: file)
+    /// The Swift samples of a Markdown text, or with `anyLanguage`, every fenced block.
+    public static func inMarkdown(_ text: String, file: String, anyLanguage: Bool = false) -> [CodeSample] {
+        samples(in: text.components(separatedBy: "\n").map { Substring($0) }, file: file, anyLanguage: anyLanguage)
     }
 
-    /// The Swift samples of the doc comments (`///` lines) of a Swift source file.
-    public static func inDocComments(_ source: String, file: String) -> [CodeSample] {
+    /// The Swift samples of the doc comments (`///` lines) of a Swift source file, or with
+    /// `anyLanguage`, every fenced block.
+    public static func inDocComments(_ source: String, file: String, anyLanguage: Bool = false) -> [CodeSample] {
         // Each line becomes its doc comment text, or a line no fence or marker can match,
         // so that line numbers stay those of the file.
         let lines = source.components(separatedBy: "\n").map { line -> Substring in
@@ -65,18 +69,19 @@ public enum CodeSamples: Sendable {
             let text = trimmed.dropFirst(3)
             return text.hasPrefix(" ") ? text.dropFirst() : text
         }
-        return samples(in: lines, file: file)
+        return samples(in: lines, file: file, anyLanguage: anyLanguage)
     }
 
-    private static func samples(in lines: [Substring], file: String) -> [CodeSample] {
+    private static func samples(in lines: [Substring], file: String, anyLanguage: Bool) -> [CodeSample] {
         var samples: [CodeSample] = []
         var index = 0
         while index < lines.count {
             let fence = lines[index].drop { $0 == " " }
-            guard fence == "```swift" else {
+            guard fence.hasPrefix("```"), anyLanguage || fence == "```swift" else {
                 index += 1
                 continue
             }
+            let language = String(fence.dropFirst(3))
             let indentation = lines[index].count - fence.count
             let opening = index
             var code: [Substring] = []
@@ -95,23 +100,25 @@ public enum CodeSamples: Sendable {
                 }
             }
             samples.append(
-                CodeSample(file: file, line: opening + 1, code: code.joined(separator: "\n"), status: status))
+                CodeSample(
+                    file: file, line: opening + 1, language: language, code: code.joined(separator: "\n"),
+                    status: status))
         }
         return samples
     }
 
     /// Every sample: README.md, MIGRATION.md, the DocC articles, and the doc comments of
-    /// `Sources`.
-    public static func all() throws -> [CodeSample] {
+    /// `Sources`. With `anyLanguage`, every fenced block of those (shell commands, output).
+    public static func all(anyLanguage: Bool = false) throws -> [CodeSample] {
         var samples: [CodeSample] = []
         for name in ["README.md", "MIGRATION.md"] {
-            samples += inMarkdown(try text(of: name), file: name)
+            samples += inMarkdown(try text(of: name), file: name, anyLanguage: anyLanguage)
         }
         for path in try files(under: "Sources") {
             if path.hasSuffix(".md") && path.contains(".docc/") {
-                samples += inMarkdown(try text(of: path), file: path)
+                samples += inMarkdown(try text(of: path), file: path, anyLanguage: anyLanguage)
             } else if path.hasSuffix(".swift") {
-                samples += inDocComments(try text(of: path), file: path)
+                samples += inDocComments(try text(of: path), file: path, anyLanguage: anyLanguage)
             }
         }
         return samples
@@ -139,11 +146,14 @@ public enum CodeSamples: Sendable {
             .joined(separator: "\n")
     }
 
-    private static func text(of path: String) throws -> String {
+    /// The text of the file at `path`, relative to the package root.
+    public static func text(of path: String) throws -> String {
         try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8)
     }
 
-    private static func files(under folder: String) throws -> [String] {
+    /// The files under `folder` (relative to the package root, as are the paths returned),
+    /// sorted.
+    public static func files(under folder: String) throws -> [String] {
         let base = packageRoot.appendingPathComponent(folder)
         guard let enumerator = FileManager.default.enumerator(atPath: base.path) else { return [] }
         return enumerator.compactMap { $0 as? String }.sorted().map { "\(folder)/\($0)" }

@@ -104,7 +104,9 @@ final class FavoriteStore: Storable {
 func observeDispatchesSample(dustBuster: DustBuster) {
     Dispatcher.shared
         .observeDispatches { event in
-            if event.phase == .droppedWithoutStore { print("dropped:", event.state) }
+            if event.phase == .droppedWithoutStore {
+                print("dropped:", event.state)
+            }
         }
         .cleaned(by: dustBuster)
 }
@@ -133,7 +135,7 @@ func asyncWithCurrentSample(action: RepositoryAction) async {
 
 func printDispatchesSample() {
     let logging = Dispatcher.shared.printDispatches()
-    // FluxCapacitor: Dispatcher.Repository.isRepositoryFetching(true) → RepositoryStore
+    // FluxCapacitor: Dispatcher.Repository.removeAllRepositories → RepositoryStore
     // FluxCapacitor: Dispatcher.User.removeAllUsers dropped: no live UserStore
     logging.clean()
 }
@@ -213,7 +215,8 @@ func observeSample(store: RepositoryStore, dustBuster: DustBuster) {
 }
 
 func mutableTraitSample() {
-    let count: PrimitiveValue<MutableTrait, Int> = Variable(0)  // what `Variable<Int>` spells
+    // what `Variable<Int>` spells:
+    let count: PrimitiveValue<MutableTrait, Int> = Variable(0)
     _ = count
 }
 
@@ -237,7 +240,8 @@ func variableObservationSample(count: Variable<Int>) {
 }
 
 func immutableTraitSample(_count: Variable<Int>) {
-    let count: PrimitiveValue<ImmutableTrait, Int> = Constant(_count)  // what `Constant<Int>` spells
+    // what `Constant<Int>` spells:
+    let count: PrimitiveValue<ImmutableTrait, Int> = Constant(_count)
     _ = count
 }
 
@@ -287,7 +291,8 @@ func mainActorBindSample() {
         var counter = ""
 
         init(store: RepositoryStore = .instantiate()) {
-            store.repositories.map { "\($0.count) repositories" }.bind(to: self, \.counter)
+            store.repositories.map { "\($0.count) repositories" }
+                .bind(to: self, \.counter)
         }
     }
 }
@@ -298,7 +303,9 @@ func mapSample(store: RepositoryStore, dustBuster: DustBuster) {
 }
 
 func combiningSample(store: RepositoryStore, dustBuster: DustBuster) {
-    let status = Constant(combining: store.repositories, store.isRepositoryFetching) { repositories, isFetching in
+    let status = Constant(
+        combining: store.repositories, store.isRepositoryFetching
+    ) { repositories, isFetching in
         isFetching ? "loading…" : "\(repositories.count) repositories"
     }
     status.observe(on: .main) { print($0) }.cleaned(by: dustBuster)
@@ -307,12 +314,16 @@ func combiningSample(store: RepositoryStore, dustBuster: DustBuster) {
 func removeDuplicatesSample(store: RepositoryStore, dustBuster: DustBuster) {
     store.isRepositoryFetching
         .removeDuplicates()
-        .observe(on: .main) { isFetching in print(isFetching ? "loading…" : "done") }
+        .observe(on: .main) { isFetching in
+            print(isFetching ? "loading…" : "done")
+        }
         .cleaned(by: dustBuster)
 }
 
 func removeDuplicatesByPredicateSample(store: RepositoryStore) {
-    let names = store.repositories.removeDuplicates { $0.map(\.name) == $1.map(\.name) }
+    let names = store.repositories.removeDuplicates {
+        $0.map(\.name) == $1.map(\.name)
+    }
     _ = names
 }
 
@@ -321,7 +332,8 @@ func scopedObservationSample() {
         let count = Variable<Int>(0)
 
         init(store: RepositoryStore = .instantiate()) {
-            store.repositories.observe(on: .current, duringScopeOf: self) { counter, repositories in
+            store.repositories.observe(on: .current, duringScopeOf: self) {
+                counter, repositories in
                 counter.count.value = repositories.count
             }
         }
@@ -334,7 +346,8 @@ func mainActorScopedObservationSample() {
         private(set) var titles: [String] = []
 
         init(store: RepositoryStore = .instantiate()) {
-            store.repositories.observe(duringScopeOf: self) { viewModel, repositories in
+            store.repositories.observe(duringScopeOf: self) {
+                viewModel, repositories in
                 viewModel.titles = repositories.map(\.name)
             }
         }
@@ -388,7 +401,8 @@ func signalFilterSample(store: FavoriteStore) {
 func signalScopedObservationSample() {
     final class FavoriteToaster: Sendable {
         init(store: FavoriteStore = .instantiate()) {
-            store.saved.observe(on: .current, duringScopeOf: self) { toaster, repository in
+            store.saved.observe(on: .current, duringScopeOf: self) {
+                toaster, repository in
                 toaster.show("\(repository.name) saved to favorites")
             }
         }
@@ -429,7 +443,8 @@ func valuesSample(store: RepositoryStore) {
 }
 
 func valuesBufferingSample(store: RepositoryStore) async {
-    for await repositories in store.repositories.values(bufferingPolicy: .bufferingNewest(1)) {
+    let states = store.repositories.values(bufferingPolicy: .bufferingNewest(1))
+    for await repositories in states {
         render(repositories)  // always the latest state, never a backlog
     }
 }
@@ -448,7 +463,8 @@ func asyncSignalIteratorSample(sink: Sink<Int>) async {
 }
 
 func signalValuesBufferingSample(store: FavoriteStore) async {
-    for await repository in store.saved.values(bufferingPolicy: .bufferingNewest(1)) {
+    let saves = store.saved.values(bufferingPolicy: .bufferingNewest(1))
+    for await repository in saves {
         showToast("\(repository.name) saved to favorites")  // the latest one only
     }
 }
@@ -457,7 +473,8 @@ func signalValuesBufferingSample(store: FavoriteStore) async {
 
 func updateSample() {
     let visits = Variable(0)
-    visits.update { $0 += 1 }  // from any number of threads at once: no visit is lost
+    // from any number of threads at once: no visit is lost
+    visits.update { $0 += 1 }
     let jobs = Variable<[String]>(["index", "build"])
     let next = jobs.update { $0.popLast() }  // "build"
     _ = next

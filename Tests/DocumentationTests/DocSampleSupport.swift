@@ -32,7 +32,7 @@ let fluxCapacitor = GitHub.Repository(name: "FluxCapacitor")
 
 extension Dispatcher {
     /// What `FavoriteStore` reduces.
-    enum Favorite: DispatchState, Equatable {
+    enum Favorite: DispatchState, Equatable, Codable, Sendable {
         typealias RelatedStoreType = FavoriteStore
         typealias RelatedActionType = FavoriteAction
 

@@ -10,12 +10,12 @@ struct RepositoryPager: Actionable {
     let session: any GitHubSession
     let fetches = InFlightTasks<String>(policy: .cancelRunning)
 
-    /// Opening another user cancels the fetch of the previous one's repositories.
+    /// Opening another user cancels the fetch of the previous user's.
     @discardableResult
     func showRepositories(ofUser login: String) -> InFlightTask? {
         fetches.start("repositories") { task in
-            let repositories = (try? await session.repositories(ofUser: login)) ?? []
-            invoke(.addRepositories(repositories), unlessCancelled: task)
+            let found = (try? await session.repositories(ofUser: login)) ?? []
+            invoke(.addRepositories(found), unlessCancelled: task)
         }
     }
 }
@@ -23,10 +23,22 @@ struct RepositoryPager: Actionable {
 extension RepositoryPager {
     func startSample(login: String, dustBuster: DustBuster) {
         let fetch = fetches.start("repositories") { task in
-            let repositories = (try? await session.repositories(ofUser: login)) ?? []
-            invoke(.addRepositories(repositories), unlessCancelled: task)
+            let found = (try? await session.repositories(ofUser: login)) ?? []
+            invoke(.addRepositories(found), unlessCancelled: task)
         }
         fetch?.cleaned(by: dustBuster)
+    }
+
+    func onCancelSample(login: String) {
+        fetches.start(
+            "repositories",
+            onCancel: { invoke(.isRepositoryFetching(false)) }
+        ) { task in
+            invoke(.isRepositoryFetching(true), unlessCancelled: task)
+            let found = (try? await session.repositories(ofUser: login)) ?? []
+            invoke(.addRepositories(found), unlessCancelled: task)
+            invoke(.isRepositoryFetching(false), unlessCancelled: task)
+        }
     }
 
     func cancelSamples() {
@@ -36,8 +48,12 @@ extension RepositoryPager {
 }
 
 func inFlightTaskSamples(pager: RepositoryPager, dustBuster: DustBuster) async {
-    pager.showRepositories(ofUser: "marty")?.cleaned(by: dustBuster)  // leaving the screen cancels it
-    if let fetch = pager.showRepositories(ofUser: "marty"), fetch.isCancelled { print("replaced") }
+    // Leaving the screen cancels it:
+    pager.showRepositories(ofUser: "marty")?.cleaned(by: dustBuster)
+    do {
+        let fetch = pager.showRepositories(ofUser: "marty")
+        if fetch?.isCancelled == true { print("replaced") }
+    }
     do {
         let fetch = pager.showRepositories(ofUser: "marty")
         fetch?.cancel()  // nothing it dispatches from now on reaches a store

@@ -19,6 +19,35 @@ func showDiskFullAlert() {
     print("The disk is full.")
 }
 
+extension Dispatcher {
+    /// A problem to show the user, in the samples.
+    enum Problem: DispatchState {
+        typealias RelatedStoreType = ProblemStore
+        typealias RelatedActionType = ProblemAction
+
+        case show(String)
+    }
+}
+
+/// The store of the problems shown, in the samples.
+final class ProblemStore: Storable {
+    typealias DispatchStateType = Dispatcher.Problem
+
+    let shown = Variable<[String]>([])
+
+    required init() {}
+
+    func reduce(with state: Dispatcher.Problem) {
+        switch state {
+        case .show(let problem): shown.value.append(problem)
+        }
+    }
+}
+
+struct ProblemAction: Actionable {
+    typealias DispatchStateType = Dispatcher.Problem
+}
+
 /// A stand-in for swift-log's `Logger`, in the samples.
 struct Logger: Sendable {
     func error(_ message: String) {
@@ -30,13 +59,15 @@ struct Logger: Sendable {
 
 func persistentStorageSample() {
     let storage = FileStorage.applicationSupport(named: "repository-search")
-    let favorites = Variable<[GitHub.Repository]>([], persistedAs: "favorites", in: storage)
+    let favorites = Variable<[GitHub.Repository]>(
+        [], persistedAs: "favorites", in: storage)
     _ = favorites
 }
 
 func flushOnTerminationSample() {
     let storage = FileStorage.applicationSupport(named: "my-tool")
-    storage.flushOnTermination()  // SIGINT and SIGTERM no longer lose the last change
+    // SIGINT and SIGTERM no longer lose the last change
+    storage.flushOnTermination()
 }
 
 // MARK: - Variable+Persistence
@@ -65,7 +96,8 @@ enum PersistedFavoritesSample {
         typealias DispatchStateType = Dispatcher.Favorite
 
         let favorites: Constant<[GitHub.Repository]>
-        private let _favorites = Variable<[GitHub.Repository]>([], persistedAs: "favorites", in: storage)
+        private let _favorites = Variable<[GitHub.Repository]>(
+            [], persistedAs: "favorites", in: storage)
 
         required init() {
             favorites = Constant(_favorites)
@@ -84,14 +116,27 @@ enum PersistedFavoritesSample {
 
 func fileStorageSample(temporaryDirectory: URL) {
     let storage = FileStorage.applicationSupport(named: "repository-search")
-    let tests = FileStorage(directory: temporaryDirectory, coalescingInterval: .zero)
+    let tests = FileStorage(
+        directory: temporaryDirectory, coalescingInterval: .zero)
     _ = (storage, tests)
 }
 
 func fileStorageErrorSample(url: URL) {
     let storage = FileStorage(directory: url) { error in
-        if let failure = error.underlyingError as? FileStorageError, failure.code == .ENOSPC {
+        if let failure = error.underlyingError as? FileStorageError,
+            failure.code == .ENOSPC
+        {
             showDiskFullAlert()
+        }
+    }
+    _ = storage
+}
+
+// PersistingValues.md: a report handler hops to a task before it dispatches.
+func reportHandlerHopsToATaskSample() {
+    let storage = FileStorage.applicationSupport(named: "MyApp") { error in
+        Task {
+            ProblemAction().invoke(.show(error.description))
         }
     }
     _ = storage
@@ -102,7 +147,9 @@ func fileStorageErrorUnderlyingErrorSample(failure: FileStorageError) {
 }
 
 func fileStorageErrorInitSample(descriptor: Int32, path: String) throws {
-    guard fsync(descriptor) == 0 else { throw FileStorageError(operation: "syncing", path: path) }
+    guard fsync(descriptor) == 0 else {
+        throw FileStorageError(operation: "syncing", path: path)
+    }
 }
 
 // MARK: - PersistenceError
@@ -114,8 +161,10 @@ func persistenceErrorSample(url: URL, logger: Logger) {
 
 func persistenceErrorKindSample(error: PersistenceError) {
     switch error.kind {
-    case .incompatible(let setAsideAs): print("kept the old data as \(setAsideAs ?? "nothing")")
-    case .replacedChangedFile(let keptAs): print("another instance's version is kept as \(keptAs)")
+    case .incompatible(let setAsideAs):
+        print("kept the old data as \(setAsideAs ?? "nothing")")
+    case .replacedChangedFile(let keptAs):
+        print("another instance's version is kept as \(keptAs)")
     case .unreadable, .writeFailed: print(error)
     }
 }
@@ -134,10 +183,13 @@ func persistenceErrorKindSample(error: PersistenceError) {
 @Test func favoritesThatCannotBeDecodedAreKeptAside() {
     let storage = InMemoryStorage()
     storage.seed(Data("not json".utf8), in: "favorites")
-    let favorites = Variable<[String]>([], persistedAs: "favorites", in: storage)
+    let favorites = Variable<[String]>(
+        [], persistedAs: "favorites", in: storage)
     #expect(favorites.value == [])
     #expect(storage.contents(of: "favorites.corrupt") == Data("not json".utf8))
-    #expect(storage.reportedErrors.map(\.kind) == [.incompatible(setAsideAs: "favorites.corrupt")])
+    #expect(
+        storage.reportedErrors.map(\.kind)
+            == [.incompatible(setAsideAs: "favorites.corrupt")])
 }
 
 @Test func aFullDiskIsReportedAndTheValueKeepsWorking() {
@@ -150,9 +202,9 @@ func persistenceErrorKindSample(error: PersistenceError) {
     #expect(storage.reportedErrors.map(\.kind) == [.writeFailed])
 }
 
-// MARK: - DefaultStorage
+// MARK: - Persistence (the default storage)
 
-/// The store of `DefaultStorage`'s samples, which persists in the default storage.
+/// The store of `Persistence`'s samples, which persists in the default storage.
 extension Dispatcher {
     enum Bookmark: DispatchState, Equatable {
         typealias RelatedStoreType = BookmarkStore
@@ -176,7 +228,8 @@ final class BookmarkStore: Storable {
     typealias DispatchStateType = Dispatcher.Bookmark
 
     let bookmarks: Constant<[GitHub.Repository]>
-    private let _bookmarks = Variable<[GitHub.Repository]>([], persistedAs: "bookmarks")
+    private let _bookmarks = Variable<[GitHub.Repository]>(
+        [], persistedAs: "bookmarks")
 
     required init() {
         bookmarks = Constant(_bookmarks)
@@ -191,14 +244,14 @@ final class BookmarkStore: Storable {
 
 /// Compiled, never run: it sets the process's default storage to the user's real folder.
 func defaultStorageSetSample() {
-    DefaultStorage.set(FileStorage.applicationSupport(named: "MyApp"))
+    Persistence.setDefaultStorage(FileStorage.applicationSupport(named: "MyApp"))
 }
 
-@Suite("DefaultStorage's samples", .isolatedDispatcher)
-struct DefaultStorageSamples {
+@Suite("Persistence's samples", .isolatedDispatcher)
+struct PersistenceSamples {
     @Test(.isolatedDispatcher) func aBookmarkIsSaved() {
         let storage = InMemoryStorage()
-        DefaultStorage.withCurrent(storage) {
+        Persistence.withDefaultStorage(storage) {
             let store = BookmarkStore.instantiate()
             BookmarkAction().invoke(.add(fluxCapacitor))
             storage.flush()
@@ -207,24 +260,26 @@ struct DefaultStorageSamples {
         }
     }
 
-    @Test func currentSample() {
-        DefaultStorage.withCurrent(InMemoryStorage()) {
-            if DefaultStorage.current == nil { print("the bookmarks will not be saved") }
-            #expect(DefaultStorage.current != nil)
+    @Test func defaultStorageSample() {
+        Persistence.withDefaultStorage(InMemoryStorage()) {
+            if Persistence.defaultStorage == nil {
+                print("the bookmarks will not be saved")
+            }
+            #expect(Persistence.defaultStorage != nil)
         }
     }
 
-    @Test func withCurrentSample() {
-        let store = DefaultStorage.withCurrent(InMemoryStorage()) { BookmarkStore.instantiate() }
-        DefaultStorage.withCurrent(InMemoryStorage()) {
+    @Test func withDefaultStorageSample() {
+        let store = Persistence.withDefaultStorage(InMemoryStorage()) { BookmarkStore.instantiate() }
+        Persistence.withDefaultStorage(InMemoryStorage()) {
             BookmarkAction().invoke(.add(fluxCapacitor))
         }
         #expect(store.bookmarks.value == [fluxCapacitor])
     }
 
-    @Test func asyncWithCurrentSample() async {
-        let store = DefaultStorage.withCurrent(InMemoryStorage()) { BookmarkStore.instantiate() }
-        await DefaultStorage.withCurrent(InMemoryStorage()) {
+    @Test func asyncWithDefaultStorageSample() async {
+        let store = Persistence.withDefaultStorage(InMemoryStorage()) { BookmarkStore.instantiate() }
+        await Persistence.withDefaultStorage(InMemoryStorage()) {
             await BookmarkAction().addLater(fluxCapacitor)
         }
         #expect(store.bookmarks.value == [fluxCapacitor])

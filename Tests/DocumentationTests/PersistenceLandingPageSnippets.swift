@@ -7,4 +7,5 @@ import FluxCapacitor
 import FluxCapacitorPersistence
 
 let appStorage = FileStorage.applicationSupport(named: "MyApp")
-let savedFavorites = Variable<[String]>([], persistedAs: "favorites", in: appStorage)
+let savedFavorites = Variable<[String]>(
+    [], persistedAs: "favorites", in: appStorage)

@@ -10,7 +10,8 @@ import Testing
 
 // MARK: - DispatchRecorder
 
-@Test(.isolatedDispatcher) func fetchingInvokesTheFlagAroundTheRepositories() async {
+@Test(.isolatedDispatcher)
+func fetchingInvokesTheFlagAroundTheRepositories() async {
     let recorder = DispatchRecorder()
     await RepositoryAction(session: StubSession(found: [fluxCapacitor]))
         .fetchRepositories(ofUser: "marty")
@@ -24,7 +25,8 @@ import Testing
 
 // MARK: - DispatchTester, TrackedValue, Exhaustivity
 
-@Test(.isolatedDispatcher) func fetchingTurnsTheFlagOnAroundTheRepositories() async {
+@Test(.isolatedDispatcher)
+func fetchingTurnsTheFlagOnAroundTheRepositories() async {
     let tester = DispatchTester(of: Dispatcher.Repository.self)
     let action = RepositoryAction(session: StubSession(found: [fluxCapacitor]))
     Task { await action.fetchRepositories(ofUser: "marty") }
@@ -61,9 +63,11 @@ func finishSample(tester: DispatchTester<Dispatcher.Repository>, action: Reposit
 
 @Test(.isolatedDispatcher) func exhaustivitySample() async {
     let action = RepositoryAction(session: StubSession(found: [fluxCapacitor]))
-    let tester = DispatchTester(of: Dispatcher.Repository.self, exhaustivity: .off(showSkipped: true))
+    let tester = DispatchTester(
+        of: Dispatcher.Repository.self, exhaustivity: .off(showSkipped: true))
     await action.fetchRepositories(ofUser: "marty")
-    await tester.receive(.addRepositories([fluxCapacitor]))  // the flags around it are skipped
+    // the flags around it are skipped
+    await tester.receive(.addRepositories([fluxCapacitor]))
 }
 
 // MARK: - IsolatedDispatcher, IssueReporter
@@ -72,7 +76,8 @@ func finishSample(tester: DispatchTester<Dispatcher.Repository>, action: Reposit
 struct RepositoryStoreTests {
     @Test func addingRepositoriesAppendsThem() {
         let store = RepositoryStore.instantiate()  // this test's own store
-        RepositoryAction(session: StubSession(found: [])).invoke(.addRepositories([fluxCapacitor]))
+        RepositoryAction(session: StubSession(found: []))
+            .invoke(.addRepositories([fluxCapacitor]))
         #expect(store.repositories.value == [fluxCapacitor])
     }
 }
@@ -94,7 +99,9 @@ func testAddingAFavoriteAddsIt() async {
 func issueReporterSample() {
     let tester = DispatchTester(
         of: Dispatcher.Repository.self,
-        reportingTo: IssueReporter { message, location in print("\(location): \(message)") })
+        reportingTo: IssueReporter { message, location in
+            print("\(location): \(message)")
+        })
     _ = tester
 }
 
@@ -104,14 +111,16 @@ func issueReporterSample() {
     let store = RepositoryStore.instantiate()
     let fetching = ValueRecorder(store.isRepositoryFetching)
     Task {
-        await RepositoryAction(session: StubSession(found: [])).fetchRepositories(ofUser: "marty")
+        await RepositoryAction(session: StubSession(found: []))
+            .fetchRepositories(ofUser: "marty")
     }
     #expect(try await fetching.waitForValues(count: 3) == [false, true, false])
 }
 
 func valueRecorderInitSample(store: RepositoryStore) {
     let flags = ValueRecorder(store.isRepositoryFetching)  // [false, …]
-    let changes = ValueRecorder(store.isRepositoryFetching, ignoreFirst: true)  // […]
+    let changes = ValueRecorder(
+        store.isRepositoryFetching, ignoreFirst: true)  // […]
     _ = (flags, changes)
 }
 

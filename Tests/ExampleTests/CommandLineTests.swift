@@ -125,9 +125,21 @@ final class CommandLineTests {
         #expect(await run(["--nope"]).status == 2)
         #expect(await run(["--fail", "sometimes"]).output.hasPrefix("error: --fail needs one of: rate-limit"))
         #expect(await run(["--latency"]).status == 2)
+        #expect(await run(["--record"]).output == "error: --record needs a file, like '--record session.jsonl'")
         #expect(
             await run(["--live"]) == (1, "error: --live needs a GitHub token in the GITHUB_TOKEN environment variable.")
         )
+    }
+
+    @Test func aRecordingThatCannotBeWrittenIsAWarningAndTheSessionGoesOn() async throws {
+        let blocker = storage.appendingPathComponent("a-file")
+        try FileManager.default.createDirectory(at: storage, withIntermediateDirectories: true)
+        try Data().write(to: blocker)
+        let (status, output) = await run(["--latency", "0", "--record", blocker.appendingPathComponent("s.jsonl").path])
+        #expect(status == 0)
+        #expect(output.contains("warning: FluxCapacitor: could not write persisted 's.jsonl' (making the directory"))
+        #expect(output.contains("Recorded 0 dispatches to"))
+        #expect(output.contains("[marge-no-repos's repositories — 0 / 0]"))
     }
 
     @Test func theFailureModeShowsAReadableErrorInteractively() async {

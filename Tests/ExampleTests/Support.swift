@@ -71,7 +71,7 @@ struct InMemoryStorageTrait: TestTrait, SuiteTrait, TestScoping {
         testCase: Test.Case?,
         performing function: @concurrent @Sendable () async throws -> Void
     ) async throws {
-        try await DefaultStorage.withCurrent(InMemoryStorage(coalescingInterval: .zero)) {
+        try await Persistence.withDefaultStorage(InMemoryStorage(coalescingInterval: .zero)) {
             try await function()
         }
     }

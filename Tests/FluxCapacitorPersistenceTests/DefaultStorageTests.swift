@@ -10,7 +10,7 @@ import Testing
 struct DefaultStorageTests {
     @Test func aValueMadeWithNoStorageIsSavedToTheOneTheTestBinds() {
         let storage = InMemoryStorage(coalescingInterval: .zero)
-        DefaultStorage.withCurrent(storage) {
+        Persistence.withDefaultStorage(storage) {
             let variable = Variable(0, persistedAs: "count")
             variable.value = 3
             storage.flush()
@@ -18,22 +18,37 @@ struct DefaultStorageTests {
         #expect(storage.contents(of: "count") == Data("3".utf8))
     }
 
-    @Test func aValueGivenANilStorageIsSavedToTheDefaultToo() {
+    /// The optional `in:` of 1.0's API, deprecated (the default storage is said one way,
+    /// by leaving `in:` out), still compiles and keeps its meaning: `nil` is the default
+    /// storage, a storage is that storage.
+    @available(*, deprecated, message: "calls the deprecated optional 'in:' on purpose")
+    @Test func theDeprecatedOptionalStorageSavesNilToTheDefaultAndAStorageThere() {
         let storage = InMemoryStorage(coalescingInterval: .zero)
-        let variable = DefaultStorage.withCurrent(storage) {
-            Variable([String](), persistedAs: "names", in: nil)
+        let own = InMemoryStorage(coalescingInterval: .zero)
+        let nothing: (any PersistentStorage)? = nil
+        let something: (any PersistentStorage)? = own
+        let (unnamed, named) = Persistence.withDefaultStorage(storage) {
+            (
+                Variable([String](), persistedAs: "names", in: nothing),
+                Variable([String](), persistedAs: "names", in: something)
+            )
         }
-        variable.value = ["marty"]
+        unnamed.value = ["marty"]
+        named.value = ["doc"]
         storage.flush()
-        let saved = storage.contents(of: "names").flatMap { try? JSONDecoder().decode([String].self, from: $0) }
-        #expect(saved == ["marty"])
+        own.flush()
+        func names(in storage: InMemoryStorage) -> [String]? {
+            storage.contents(of: "names").flatMap { try? JSONDecoder().decode([String].self, from: $0) }
+        }
+        #expect(names(in: storage) == ["marty"])
+        #expect(names(in: own) == ["doc"])
     }
 
     @Test func theStorageIsTheOneBoundWhenTheValueIsMadeNotWhenItChanges() {
         let first = InMemoryStorage(coalescingInterval: .zero)
         let second = InMemoryStorage(coalescingInterval: .zero)
-        let variable = DefaultStorage.withCurrent(first) { Variable(0, persistedAs: "count") }
-        DefaultStorage.withCurrent(second) {
+        let variable = Persistence.withDefaultStorage(first) { Variable(0, persistedAs: "count") }
+        Persistence.withDefaultStorage(second) {
             variable.value = 1
         }
         first.flush()
@@ -48,7 +63,7 @@ struct DefaultStorageTests {
     @Test func theAppsStorageSetAtLaunchSavesValuesMadeAnywhereLater() async {
         await #expect(processExitsWith: .success) {
             let storage = InMemoryStorage(coalescingInterval: .zero)
-            DefaultStorage.set(storage)
+            Persistence.setDefaultStorage(storage)
             let variable = await Task.detached { Variable(0, persistedAs: "count") }.value
             variable.value = 7
             storage.flush()
@@ -74,7 +89,7 @@ struct DefaultStorageTests {
                 == """
                 warning: the value persisted as "count" was made with no storage, so its changes are not saved. \
                 Set the app's storage at launch, before making stores: \
-                DefaultStorage.set(FileStorage.applicationSupport(named: "MyApp")).
+                Persistence.setDefaultStorage(FileStorage.applicationSupport(named: "MyApp")).
                 """)
     }
     #endif

@@ -26,7 +26,7 @@ struct PersistenceReadsTests {
         variable.value = 3
         storage.flush()
         #expect(fires.value == 0)
-        #expect(variable.core.observation == nil)
+        #expect(!variable.core.hasObservationBridge)
         let saved = try JSONDecoder().decode(Int.self, from: try #require(storage.contents(of: "count")))
         #expect(saved == 3)
     }

@@ -20,12 +20,10 @@ extension Dispatcher {
     }
 }
 
-/// A store with persisted values; the storage comes from the test, through a task-local
-/// (a store's `init()` takes no arguments).
+/// A store with persisted values, in the default storage the test binds (a store's `init()`
+/// takes no arguments).
 final class SettingsStore: Storable {
     typealias DispatchStateType = Dispatcher.Settings
-
-    @TaskLocal static var storage: (any PersistentStorage)?
 
     let theme: Constant<String>
     private let _theme: Variable<String>
@@ -33,8 +31,8 @@ final class SettingsStore: Storable {
     private let _recents: Variable<[String]>
 
     required init() {
-        _theme = Variable("light", persistedAs: "theme", in: SettingsStore.storage)
-        _recents = Variable([], persistedAs: "recents", in: SettingsStore.storage)
+        _theme = Variable("light", persistedAs: "theme")
+        _recents = Variable([], persistedAs: "recents")
         theme = Constant(_theme)
         recents = Constant(_recents)
     }
@@ -92,7 +90,7 @@ struct PersistenceTests {
 
     @Test func aStoreMadeAfterAnotherRestoresWhatTheFirstSaved() throws {
         let storage = InMemoryStorage()
-        SettingsStore.$storage.withValue(storage) {
+        Persistence.withDefaultStorage(storage) {
             do {
                 let first = SettingsStore.instantiate()
                 SettingsAction().invoke(.setTheme("dark"))

@@ -1,6 +1,7 @@
 import FluxCapacitor
-import FluxCapacitorTesting
 import XCTest
+
+@testable import FluxCapacitorTesting
 
 /// A DispatchTester in XCTest: outside a Swift Testing test its failures go through
 /// `XCTFail`, at the line of the failing call. (Swift Testing's `Issue.record` would not
@@ -8,6 +9,13 @@ import XCTest
 /// check them.
 final class DispatchTesterXCTests: XCTestCase {
     private var failures: [(description: String, line: Int)] = []
+
+    override class func setUp() {
+        super.setUp()
+        // Follow XCTest's tests from before the first of these starts (the first tester
+        // would start it, inside its test; see XCTestTimeline).
+        _ = XCTestTracking.current
+    }
 
     override func invokeTest() {
         Dispatcher.withCurrent(Dispatcher()) { super.invokeTest() }
@@ -64,5 +72,35 @@ final class DispatchTesterXCTests: XCTestCase {
         failures = []
         XCTAssertEqual(caught.map(\.line), [line], "reported where the tester was made")
         XCTAssertEqual(caught.first?.description.contains("Dispatcher.Counter.set(4)"), true)
+    }
+
+    func testATesterKnowsTheXCTestThatMadeIt() {
+        guard case .xcTest(let slot)? = TestIdentity.current else {
+            return XCTFail("no XCTest test is known to run")
+        }
+        XCTAssertEqual(XCTestTracking.withTimeline { $0.name(of: slot) }, name)
+    }
+
+    func testAFailureOfATesterMadeInAnotherTestNamesBothTests() async {
+        // As if an earlier test had made it and a global had kept it: its slot is not current.
+        let earlier = TestIdentity.xcTest(XCTestSlot(name: "OtherTests.testThatMadeIt"))
+        let line = #line + 2
+        do {
+            let tester = DispatchTester<Dispatcher.Counter>(
+                madeIn: earlier, at: CallLocation(fileID: #fileID, filePath: #filePath, line: #line, column: 1))
+            CounterAction().invoke(.increment)
+            _ = tester
+        }
+
+        let caught = failures
+        failures = []
+        XCTAssertEqual(caught.map(\.line), [line], "reported where the tester was made")
+        let description = caught.first?.description ?? ""
+        XCTAssertTrue(
+            description.contains(
+                "A DispatchTester<Dispatcher.Counter> made in the test “OtherTests.testThatMadeIt” at "
+                    + "\(#fileID):\(line) finished during the test “\(name)”, which did not make it"),
+            description)
+        XCTAssertTrue(description.contains("1 dispatch was not asserted"), description)
     }
 }

@@ -144,6 +144,28 @@ struct InFlightTasksTests {
         #expect(handles.allSatisfy { $0.isCancelled })
     }
 
+    @Test func aDustBusterLetsGoOfATaskOnceItsWorkReturned() async throws {
+        let tasks = InFlightTasks<Int>(policy: .cancelRunning)
+        let screen = DustBuster()
+        let app = DustBuster()
+        let saw = Locked(0)
+        let running = try #require(tasks.start(0) { _ in await waitForCancellation(saw) })
+        running.cleaned(by: screen)
+        for id in 1...3 {
+            let finished = try #require(tasks.start(id) { _ in })
+            finished.cleaned(by: screen)
+            finished.cleaned(by: app)
+            await finished.finish()
+            #expect(!finished.isCancelled)
+            finished.cleaned(by: screen)
+        }
+        #expect(screen.count == 1)
+        #expect(app.count == 0)
+        screen.clean()
+        await running.finish()
+        #expect(saw.value == 1)
+    }
+
     @Test func nothingIsKeptOnceTheWorkEnds() async throws {
         let tasks = InFlightTasks<String>(policy: .cancelRunning)
         let deinits = Locked(0)

@@ -50,7 +50,6 @@ struct StoreTableTests {
         // Objects stand in for store types: a key is an address either way.
         let objects = (0..<200).map { _ in NSObject() }
         var table = StoreTable()
-        defer { table.deallocate() }
         var buckets: [Int] = []
         for object in objects {
             #expect(table.bucket(of: ObjectIdentifier(object)) == nil)
@@ -78,6 +77,24 @@ struct StoreTableTests {
 
     private final class Probe {}
 
+    @Test("a table that grows while stores are registered keeps every store and the retired flag")
+    func growthKeepsEveryRegistrationAndTheRetiredFlag() {
+        // Each store is also its own key (a key is an address either way).
+        let stores = (0..<100).map { _ in Probe() }
+        var table = StoreTable()
+        table.hasRetired = true
+        for store in stores {
+            let bucket = table.insert(ObjectIdentifier(store))
+            _ = table.exchangeWord(StoreWord(registering: store), in: bucket)
+        }
+        #expect(table.capacity >= 2 * stores.count, "the table grew")
+        #expect(table.hasRetired)
+        #expect(stores.allSatisfy { table.word(in: table.bucket(of: ObjectIdentifier($0))!).liveStore() === $0 })
+        table.hasRetired = false
+        #expect(!table.hasRetired)
+        table._checkInvariants()
+    }
+
     @Test("a registration loads its store while the store lives, and nothing once it is gone")
     func registrationFollowsTheStoreLife() {
         var store: Probe? = Probe()
@@ -90,4 +107,52 @@ struct StoreTableTests {
         #expect(word.liveStore() == nil)
         word.letGo()
     }
+}
+
+@Suite("Lock order")
+struct LockOrderTests {
+    #if os(macOS) || os(Linux)  // exit tests: not on iOS, tvOS, watchOS, visionOS
+    /// Built with the checks (CI's ThreadSanitizer run), a lock taken while a lock of a higher
+    /// rank is held stops the program, naming both; without them, nothing is checked and
+    /// nothing is paid.
+    @Test func aLockTakenOutOfOrderStopsNamingBothLocksWhenTheChecksAreOn() async {
+        guard InternalChecks.areEnabled else {
+            let buster = Lock.make(.dustBuster)
+            let dispatcher = Lock.make(.dispatcher)
+            buster.lock()
+            dispatcher.lock()
+            #expect(dispatcher.isHeldByCurrentThread && buster.isHeldByCurrentThread)
+            dispatcher.unlock()
+            buster.unlock()
+            return
+        }
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let buster = Lock.make(.dustBuster)
+            let dispatcher = Lock.make(.dispatcher)
+            buster.lock()
+            dispatcher.lock()
+        }
+        let said = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(said.contains("a dispatcher's mutex (rank 1) taken while holding a DustBuster's lock (rank 6)"))
+    }
+
+    /// Locks taken in their order, and two dispatchers' mutexes nested (a dispatch that
+    /// dispatches to another dispatcher), pass the checks.
+    @Test func locksTakenInOrderAndNestedDispatchersPassTheChecks() async {
+        await #expect(processExitsWith: .success) {
+            let locks = [
+                Lock.make(.dispatcher), Lock.make(.dispatcher), Lock.make(.inFlightTasks), Lock.make(.registry),
+                Lock.make(.dustBuster),
+            ]
+            for lock in locks { lock.lock() }
+            for lock in locks.reversed() { lock.unlock() }
+            // And a value core's lock, then a striped mutex, then a buster's, as a clean of a
+            // dust held by a buster takes them (one after the other, never nested the other
+            // way).
+            let core = CoreLock.make()
+            core.withLock {}
+            StripedLocks.mutex(for: core).withLock { Lock.make(.dustBuster).withLock {} }
+        }
+    }
+    #endif
 }

@@ -11,7 +11,7 @@ struct Cores {
     let cores: [(name: String, hasBridge: () -> Bool)]
 
     init(_ values: [(String, ObserverCore)]) {
-        cores = values.map { name, core in (name, { core.observation != nil }) }
+        cores = values.map { name, core in (name, { core.hasObservationBridge }) }
     }
 
     var bridged: [String] {

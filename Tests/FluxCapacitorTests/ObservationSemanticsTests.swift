@@ -62,9 +62,11 @@ struct ObservationSemanticsTests {
         dust?.clean()
     }
 
-    /// Two threads set one variable: the second setter finds the first delivering, queues
-    /// its value behind, and returns; the first thread delivers it to the `.current`
-    /// observers, in order, after the value it was delivering.
+    /// Two threads set one variable: the second setter finds the first delivering, waits
+    /// its turn for a bounded number of looks, and, as the first thread's observer is still
+    /// running after them (it waits for this test), hands its value over and returns; the
+    /// first thread delivers it to the `.current` observers, in order, after the value it
+    /// was delivering.
     @Test func aSecondSetterMayReturnBeforeItsValueReachedTheCurrentObservers() {
         let variable = Variable(0)
         let seen = Locked<[String]>([])

@@ -264,10 +264,10 @@ struct ObservationTrackingTests {
         variable.value = 1
         variable.value += 1
         #expect(recorder.values == [0, 1, 2])
-        #expect(variable.core.observation == nil)
-        #expect(doubled.core.observation == nil)
+        #expect(!variable.core.hasObservationBridge)
+        #expect(!doubled.core.hasObservationBridge)
         _ = variable.value
-        #expect(variable.core.observation != nil)
+        #expect(variable.core.hasObservationBridge)
     }
 
     // MARK: Lifetimes

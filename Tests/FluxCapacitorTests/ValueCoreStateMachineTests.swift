@@ -3,9 +3,11 @@ import Testing
 @testable import FluxCapacitor
 
 /// The value core's state machine, event by event, on one thread: thread identities are
-/// parameters, so "another thread" is just another number. Each test drives the machine
-/// from one state with one event and checks the action and the state it leads to; the
-/// table in `Sources/FluxCapacitor/Internal/README.md` names the same cells.
+/// parameters, so "another thread" is just another number, and so is whether a round runs.
+/// The fixture plays the core's round word (a round and its drainer, or a lone first
+/// delivery) as `ObserverCore.roundLocked()` reads it. Each test drives the machine from
+/// one state with one event and checks the action and the state it leads to; the table in
+/// `Sources/FluxCapacitor/Internal/README.md` names the same cells.
 @Suite("Value core state machine")
 struct ValueCoreStateMachineTests {
     /// The thread that delivers a round, and another one (never 0, bit 0 clear).
@@ -18,11 +20,15 @@ struct ValueCoreStateMachineTests {
         case ended(dropping: [Int?])
     }
 
-    /// A machine and the observers a test made, let go of at the end.
+    /// A machine, the round word as the core would keep it, and the observers a test made,
+    /// let go of at the end.
     final class Fixture {
-        private let round = AtomicWord()
-        private let link = ObserverLink()
-        lazy var machine = ValueCoreStateMachine(round: round)
+        private let link = CoreLock.make()
+        var machine = ValueCoreStateMachine()
+        /// The round, as the core's word says it.
+        private(set) var round = ValueCoreStateMachine.Round.idle
+        /// A lone first delivery in the word: its observer.
+        private(set) var lone: ObserverDust?
 
         func makeObserver() -> ObserverDust {
             ObserverDust(link: link)
@@ -40,14 +46,27 @@ struct ValueCoreStateMachineTests {
             #expect(change(on: ValueCoreStateMachineTests.drainer) != nil)
         }
 
+        /// What `ObserverCore.roundLocked()` does before each event: a lone first delivery
+        /// in the word goes on as an ordinary one.
+        private func roundLocked() -> ValueCoreStateMachine.Round {
+            if let lone {
+                machine.loneFirstDeliveryBecameOrdinary(UInt(bitPattern: ObjectIdentifier(lone)))
+                self.lone = nil
+            }
+            return round
+        }
+
         // The events, as methods of the fixture, so that `#expect` can take their results.
 
         /// The machine's `change` of a value numbered by the changes so far: the round to
         /// deliver, or `nil` when it was handed over.
         func change(on thread: UInt) -> ValueCoreStateMachine.Delivery? {
-            switch machine.change(Int(machine.version) + 1, thread: thread) {
-            case .deliverRound(let delivery): return delivery
-            case .handedOver: return nil
+            switch machine.change(Int(machine.version) + 1, round: roundLocked(), thread: thread) {
+            case .deliverRound(let delivery):
+                round = .running(drainer: thread)
+                return delivery
+            case .handedOver:
+                return nil
             }
         }
 
@@ -58,18 +77,21 @@ struct ValueCoreStateMachineTests {
         }
 
         func observe(_ observer: ObserverDust, first: Bool, on thread: UInt) -> ValueCoreStateMachine.ObserveAction {
-            machine.observe(observer, wantsFirst: first, thread: thread)
+            let action = machine.observe(observer, wantsFirst: first, round: roundLocked(), thread: thread)
+            if action == .deliverLoneFirstValue {
+                lone = observer
+            }
+            return action
         }
 
         /// The machine's `remove`, as `nothing`, `releaseHandler` or `release` (the slab's
         /// reference to `observer`, which this releases).
         func remove(_ observer: ObserverDust, on thread: UInt) -> String {
-            switch machine.remove(observer, thread: thread) {
+            switch machine.remove(observer, round: roundLocked(), thread: thread) {
             case .nothing: return "nothing"
             case .releaseHandler: return "releaseHandler"
             case .release(let reference):
-                #expect(reference.takeUnretainedValue() === observer)
-                reference.release()
+                #expect(reference.takeRetainedValue() === observer)
                 return "release"
             }
         }
@@ -78,11 +100,17 @@ struct ValueCoreStateMachineTests {
         /// `DeliveryCore.deliverFirst` does it): whether it ended the first delivery, which
         /// otherwise goes on with `nextOfFirstDelivery`.
         func endLoneFirstDelivery(_ observer: ObserverDust) -> Bool {
-            machine.round.compareExchange(expected: ValueCoreStateMachine.loneFirstDelivery(of: observer), desired: 0)
+            guard lone === observer else { return false }
+            lone = nil
+            return true
         }
 
         func nextStep() -> ValueCoreStateMachine.NextStepAction {
-            machine.nextStep()
+            let action = machine.nextStep()
+            if case .ended = action {
+                round = .idle
+            }
+            return action
         }
 
         /// The machine's `reach` of `observer` by a round with `value`: whether it queued it.
@@ -106,25 +134,22 @@ struct ValueCoreStateMachineTests {
 
         /// Runs `nextStep` until the round ends, counting the values it delivers; returns
         /// that count and what the end lets go of.
-        func finishRound() -> (delivered: [Int?], left: [Unmanaged<ObserverDust>], leftBeforeJoining: [ObserverDust]) {
+        func finishRound() -> (delivered: [Int?], left: [ObserverDust]) {
             var delivered: [Int?] = []
             while true {
                 machine._checkInvariants()
-                switch machine.nextStep() {
+                switch nextStep() {
                 case .deliver(let value, _): delivered.append(value.value as? Int)
-                case .ended(let left, let leftBeforeJoining):
+                case .ended(let left):
                     machine._checkInvariants()
                     #expect(!isHandedOver)
-                    return (delivered, left, leftBeforeJoining)
+                    return (delivered, left)
                 }
             }
         }
 
         deinit {
-            for reference in machine.removeAllObservers() {
-                reference.release()
-            }
-            round.deallocate()
+            _ = machine.removeAllObservers()
         }
     }
 
@@ -137,34 +162,32 @@ struct ValueCoreStateMachineTests {
         let delivery = fixture.change(on: Self.drainer)
         #expect(delivery?.count == 1)
         #expect(delivery?.besideFirstDeliveries == false)
-        #expect(fixture.checked.round.load() == Self.drainer)
+        #expect(fixture.checked.version == 1)
+        #expect(fixture.round == .running(drainer: Self.drainer))
+        // Nobody disturbed the round: its drainer may end it without the lock.
         #expect(!fixture.isHandedOver)
-        #expect(fixture.machine.version == 1)
-        // Nobody disturbed the round: its drainer ends it without the lock.
-        #expect(fixture.machine.round.compareExchange(expected: Self.drainer, desired: 0))
     }
 
     @Test func aChangeDuringARoundIsHandedOverAndDeliveredAfterIt() {
         let fixture = Fixture()
         fixture.startRound()
-        #expect(fixture.change(on: Self.other) == nil)
+        #expect(fixture.change(on: Self.other) == nil)  // from a thread that stopped waiting
         #expect(fixture.change(on: Self.drainer) == nil)  // from an observer
-        #expect(fixture.checked.round.load() == Self.drainer | 1)
+        #expect(fixture.checked.version == 3)
+        // The core flagged its word for this: the drainer's lock-free end fails, and it takes
+        // the steps.
         #expect(fixture.isHandedOver)
-        #expect(fixture.machine.version == 3)
-        // The flag makes the drainer's lock-free end fail, so it takes the steps.
-        #expect(!fixture.machine.round.compareExchange(expected: Self.drainer, desired: 0))
         let end = fixture.finishRound()
         #expect(end.delivered == [2, 3])  // the values the machine held, in order
-        #expect(fixture.machine.round.load() == 0)
+        #expect(fixture.round == .idle)
     }
 
     @Test func aRoundWithNothingHandedOverEndsAtItsFirstStep() {
         let fixture = Fixture()
         fixture.startRound()
         let end = fixture.finishRound()
-        #expect(end.delivered.isEmpty && end.left.isEmpty && end.leftBeforeJoining.isEmpty)
-        #expect(fixture.machine.round.load() == 0)
+        #expect(end.delivered.isEmpty && end.left.isEmpty)
+        #expect(fixture.round == .idle)
     }
 
     // MARK: observe
@@ -183,25 +206,25 @@ struct ValueCoreStateMachineTests {
     @Test func observingWithAFirstValueAndNothingGoingOnStartsALoneFirstDeliveryThatEndsWithoutTheMachine() {
         let fixture = Fixture()
         let observer = fixture.makeObserver()
-        #expect(fixture.observe(observer, first: true, on: Self.other) == .deliverFirstValue)
+        #expect(fixture.observe(observer, first: true, on: Self.other) == .deliverLoneFirstValue)
         #expect(observer.place == .inSlab(0))
         // In the round word alone: no entry, no round.
         #expect(fixture.checked.firstDeliveries.isEmpty)
-        #expect(fixture.machine.round.load() == ValueCoreStateMachine.loneFirstDelivery(of: observer))
+        #expect(fixture.lone === observer && fixture.round == .idle)
         #expect(fixture.endLoneFirstDelivery(observer))
-        #expect(fixture.checked.round.load() == 0)
+        #expect(fixture.lone == nil)
     }
 
     @Test func observingWithAFirstValueBesideAnotherFirstDeliveryStartsAnOrdinaryOne() {
         let fixture = Fixture()
         let lone = fixture.makeObserver()
         let second = fixture.makeObserver()
-        #expect(fixture.observe(lone, first: true, on: Self.other) == .deliverFirstValue)
+        #expect(fixture.observe(lone, first: true, on: Self.other) == .deliverLoneFirstValue)
         #expect(fixture.observe(second, first: true, on: Self.drainer) == .deliverFirstValue)
         // The second observe reached the machine: the lone first delivery became an
         // ordinary one, and the second is one too.
         #expect(fixture.checked.firstDeliveries.count == 2)
-        #expect(fixture.machine.round.load() == 0)
+        #expect(fixture.lone == nil)
         #expect(fixture.machine.delivery.besideFirstDeliveries)
         #expect(!fixture.endLoneFirstDelivery(lone) && !fixture.endLoneFirstDelivery(second))
         #expect(fixture.nextOfFirstDelivery(second) == .ended(dropping: []))
@@ -217,7 +240,7 @@ struct ValueCoreStateMachineTests {
         #expect(fixture.observe(plain, first: false, on: Self.drainer) == .nothing)
         #expect(plain.place == .inSlab(1))
         #expect(fixture.checked.firstDeliveries.count == 1)
-        #expect(fixture.machine.round.load() == 0)
+        #expect(fixture.lone == nil)
         #expect(!fixture.endLoneFirstDelivery(lone))
         #expect(fixture.nextOfFirstDelivery(lone) == .ended(dropping: []))
     }
@@ -229,7 +252,7 @@ struct ValueCoreStateMachineTests {
         let delivery = fixture.change(on: Self.drainer)
         #expect(delivery?.besideFirstDeliveries == true && delivery?.count == 1)
         #expect(fixture.checked.firstDeliveries.count == 1)
-        #expect(fixture.machine.round.load() == Self.drainer)
+        #expect(fixture.round == .running(drainer: Self.drainer) && fixture.lone == nil)
         #expect(fixture.queueForFirstDelivery(observer, 1))
         #expect(fixture.finishRound().delivered.isEmpty)
         // The observing thread's lock-free end fails: the machine has a value for it.
@@ -247,7 +270,7 @@ struct ValueCoreStateMachineTests {
         #expect(fixture.remove(observer, on: Self.other) == "release")
         #expect(observer.place == .left)
         #expect(fixture.checked.firstDeliveries.count == 1)
-        #expect(fixture.machine.round.load() == 0)
+        #expect(fixture.lone == nil)
         #expect(!fixture.endLoneFirstDelivery(observer))
         #expect(fixture.nextOfFirstDelivery(observer) == .ended(dropping: []))
         #expect(fixture.checked.firstDeliveries.isEmpty)
@@ -347,8 +370,7 @@ struct ValueCoreStateMachineTests {
         #expect(delivery.slots![0] == nil)
         #expect(observer.place == .left)
         let end = fixture.finishRound()
-        #expect(end.left.map { ObjectIdentifier($0.takeUnretainedValue()) } == [ObjectIdentifier(observer)])
-        end.left.forEach { $0.release() }
+        #expect(end.left.map(ObjectIdentifier.init) == [ObjectIdentifier(observer)])
     }
 
     @Test func removingAnObserverFromAnotherThreadDuringARoundLeavesBetweenValues() {
@@ -359,11 +381,10 @@ struct ValueCoreStateMachineTests {
         #expect(fixture.remove(observer, on: Self.other) == "nothing")
         #expect(observer.place == .leaving(0))
         #expect(delivery.slots![0] != nil)  // the drainer alone changes the slab in a round
-        #expect(fixture.checked.round.load() == Self.drainer | 1)
+        #expect(fixture.round == .running(drainer: Self.drainer) && fixture.isHandedOver)
         let end = fixture.finishRound()
         #expect(observer.place == .left)
-        #expect(end.left.map { ObjectIdentifier($0.takeUnretainedValue()) } == [ObjectIdentifier(observer)])
-        end.left.forEach { $0.release() }
+        #expect(end.left.map(ObjectIdentifier.init) == [ObjectIdentifier(observer)])
     }
 
     @Test func removingAJoiningObserverFromAnotherThreadReleasesItsHandlerAndTheRoundSkipsIt() {
@@ -375,7 +396,7 @@ struct ValueCoreStateMachineTests {
         #expect(observer.place == .left)
         #expect(fixture.checked.observerCount == 0)
         let end = fixture.finishRound()
-        #expect(end.left.isEmpty && end.leftBeforeJoining.isEmpty)
+        #expect(end.left.isEmpty)
         #expect(fixture.machine.observers.live == 0)
     }
 
@@ -387,7 +408,7 @@ struct ValueCoreStateMachineTests {
         #expect(fixture.remove(observer, on: Self.drainer) == "nothing")
         #expect(observer.place == .leftWhileJoining)
         let end = fixture.finishRound()
-        #expect(end.leftBeforeJoining.map(ObjectIdentifier.init) == [ObjectIdentifier(observer)])
+        #expect(end.left.map(ObjectIdentifier.init) == [ObjectIdentifier(observer)])
         #expect(observer.place == .left)
         #expect(fixture.machine.observers.live == 0)
     }
@@ -409,7 +430,7 @@ struct ValueCoreStateMachineTests {
         #expect(leftWhileJoining.place == .leftWhileJoining)
 
         let end = fixture.finishRound()
-        end.left.forEach { $0.release() }
+        #expect(end.left.map(ObjectIdentifier.init) == [leaving, leftWhileJoining].map(ObjectIdentifier.init))
         #expect(fixture.remove(leaving, on: Self.other) == "nothing")
         #expect(leaving.place == .left && leftWhileJoining.place == .left)
     }
@@ -441,7 +462,7 @@ struct ValueCoreStateMachineTests {
         }
         #expect(fixture.checked.observers.count == 20)  // the round walks these slots
         let end = fixture.finishRound()
-        end.left.forEach { $0.release() }
+        #expect(end.left.map(ObjectIdentifier.init) == observers.prefix(15).map(ObjectIdentifier.init))
         #expect(fixture.checked.observers.count == 5)
         #expect(observers.suffix(5).map(\.place) == (0..<5).map { .inSlab($0) })
     }

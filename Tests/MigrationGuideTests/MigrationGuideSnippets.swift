@@ -84,12 +84,15 @@ func reportDroppedDispatches(until dustBuster: DustBuster) {
         .cleaned(by: dustBuster)
 }
 
-func fetchWhenEmpty(store: RepositoryStore, action: RepositoryAction, dustBuster: DustBuster) {
+func fetchWhenEmpty(
+    store: RepositoryStore, action: RepositoryAction, dustBuster: DustBuster
+) {
     store.repositories
         .observe { repositories in
             if repositories.isEmpty {
                 action.invoke(.isRepositoryFetching(true))
-                // Runs after this observer returns, before the outer invoke returns.
+                // Runs after this observer returns, before the outer
+                // invoke returns.
             }
         }
         .cleaned(by: dustBuster)
@@ -97,7 +100,8 @@ func fetchWhenEmpty(store: RepositoryStore, action: RepositoryAction, dustBuster
 
 func printsTheCurrentValueFirst() {
     let variable = Variable<Int>(0)
-    _ = variable.observe { value in print(value) }  // 0 -> 10 (0.10.0 printed 10 only)
+    // 0 -> 10 (0.10.0 printed 10 only)
+    _ = variable.observe { value in print(value) }
     variable.value = 10
 }
 
@@ -108,7 +112,9 @@ func renderFromNowOn(store: RepositoryStore, dustBuster: DustBuster) {
         .cleaned(by: dustBuster)
     // Changes only:
     store.isRepositoryFetching
-        .observe(ignoreFirst: true) { isFetching in print("fetching: \(isFetching)") }
+        .observe(ignoreFirst: true) { isFetching in
+            print("fetching: \(isFetching)")
+        }
         .cleaned(by: dustBuster)
 }
 
@@ -152,7 +158,9 @@ func fetchingInIsolation() {
     }
 }
 
-func showSpinner(whileFetchingIn store: RepositoryStore, dustBuster: DustBuster) {
+func showSpinner(
+    whileFetchingIn store: RepositoryStore, dustBuster: DustBuster
+) {
     store.isRepositoryFetching
         .removeDuplicates()
         .observe(on: .main) { isFetching in

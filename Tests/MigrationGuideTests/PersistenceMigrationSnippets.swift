@@ -6,4 +6,10 @@ import FluxCapacitor
 import FluxCapacitorPersistence
 
 let appStorage = FileStorage.applicationSupport(named: "MyApp")
-let persistedFavorites = Variable<[String]>([], persistedAs: "favorites", in: appStorage)
+let persistedFavorites = Variable<[String]>(
+    [], persistedAs: "favorites", in: appStorage)
+
+/// Compiled, never run: it sets the process's default storage to the user's real folder.
+func setTheDefaultStorageAtLaunch() {
+    Persistence.setDefaultStorage(appStorage)
+}

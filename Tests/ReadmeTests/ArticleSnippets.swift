@@ -57,13 +57,17 @@ func observeAndClean(store: RepositoryStore, dustBuster: DustBuster) {
 }
 
 func derive(from store: RepositoryStore) -> (Constant<String>, Constant<Bool>) {
-    let counter: Constant<String> = store.repositories.map { "\($0.count) repositories" }
+    let counter: Constant<String> = store.repositories.map {
+        "\($0.count) repositories"
+    }
     let isFetching: Constant<Bool> = store.isRepositoryFetching.removeDuplicates()
     return (counter, isFetching)
 }
 
 func combine(from store: RepositoryStore) -> Constant<String> {
-    let status = Constant(combining: store.repositories, store.isRepositoryFetching) { repositories, isFetching in
+    let status = Constant(
+        combining: store.repositories, store.isRepositoryFetching
+    ) { repositories, isFetching in
         isFetching ? "loading…" : "\(repositories.count) repositories"
     }
     return status
@@ -81,10 +85,12 @@ final class RepositoryListViewModel {
     private(set) var counter = ""
 
     init(store: RepositoryStore = .instantiate()) {
-        store.repositories.observe(duringScopeOf: self) { viewModel, repositories in
+        store.repositories.observe(duringScopeOf: self) {
+            viewModel, repositories in
             viewModel.titles = repositories.map(\.name)
         }
-        store.repositories.map { "\($0.count) repositories" }.bind(to: self, \.counter)
+        store.repositories.map { "\($0.count) repositories" }
+            .bind(to: self, \.counter)
     }
 }
 
@@ -134,14 +140,15 @@ struct HistoryAction: Actionable {
 
 /// Compiled, never run: it sets the process's default storage to the user's real folder.
 func setTheAppsStorage() {
-    DefaultStorage.set(FileStorage.applicationSupport(named: "MyApp"))
+    Persistence.setDefaultStorage(FileStorage.applicationSupport(named: "MyApp"))
 }
 
 /// Compiled, never run: it sets the process's default storage.
 func setAStorageInAFolder() {
     let storage = FileStorage(directory: URL(fileURLWithPath: "/var/lib/my-tool"))
-    DefaultStorage.set(storage)
-    let settings = Variable([String: String](), persistedAs: "settings", in: storage)
+    Persistence.setDefaultStorage(storage)
+    let settings = Variable(
+        [String: String](), persistedAs: "settings", in: storage)
     _ = settings
 }
 
@@ -149,7 +156,8 @@ final class BookmarkStore: Storable {
     typealias DispatchStateType = Dispatcher.Bookmark
 
     let bookmarks: Constant<[GitHub.Repository]>
-    private let _bookmarks = Variable<[GitHub.Repository]>([], persistedAs: "bookmarks")
+    private let _bookmarks = Variable<[GitHub.Repository]>(
+        [], persistedAs: "bookmarks")
 
     required init() {
         bookmarks = Constant(_bookmarks)
@@ -186,7 +194,7 @@ final class HistoryStore: Storable {
 
 @Test(.isolatedDispatcher) func aSearchIsKeptInTheHistory() {
     let storage = InMemoryStorage()
-    DefaultStorage.withCurrent(storage) {
+    Persistence.withDefaultStorage(storage) {
         let store = HistoryStore.instantiate()
         HistoryAction().invoke(.searched("flux"))
         storage.flush()

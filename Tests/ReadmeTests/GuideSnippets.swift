@@ -19,12 +19,17 @@ struct RepositoryLoader: Actionable, Sendable {
     let session: any GitHubSession
     let loads = InFlightTasks<String>(policy: .cancelRunning)
 
-    /// A new load cancels the one in flight: nothing of it reaches the store.
+    /// A new load cancels the one in flight: nothing of it reaches the store,
+    /// but its `onCancel` turns the flag off.
     @discardableResult
     func load(user login: String) -> InFlightTask? {
-        loads.start("load") { task in
+        loads.start(
+            "load",
+            onCancel: { invoke(.isRepositoryFetching(false)) }
+        ) { task in
             invoke(.isRepositoryFetching(true), unlessCancelled: task)
-            let repositories = (try? await session.repositories(ofUser: login)) ?? []
+            let repositories =
+                (try? await session.repositories(ofUser: login)) ?? []
             invoke(.removeAllRepositories, unlessCancelled: task)
             invoke(.addRepositories(repositories), unlessCancelled: task)
             invoke(.isRepositoryFetching(false), unlessCancelled: task)
@@ -32,10 +37,12 @@ struct RepositoryLoader: Actionable, Sendable {
     }
 }
 
-@Test(.isolatedDispatcher) func loadingTurnsTheFlagOnAroundTheRepositories() async {
+@Test(.isolatedDispatcher)
+func loadingTurnsTheFlagOnAroundTheRepositories() async {
     let found = [GitHub.Repository(name: "FluxCapacitor")]
     let tester = DispatchTester(of: Dispatcher.Repository.self)
-    await RepositoryLoader(session: StubSession(found: found)).load(user: "marty")?.finish()
+    let loader = RepositoryLoader(session: StubSession(found: found))
+    await loader.load(user: "marty")?.finish()
 
     await tester.receive(.isRepositoryFetching(true))
     await tester.receive(.removeAllRepositories)
@@ -43,11 +50,74 @@ struct RepositoryLoader: Actionable, Sendable {
     await tester.receive(.isRepositoryFetching(false))
 }
 
+enum CancelID: Hashable, Sendable {
+    case search
+    case repositories(user: String)
+}
+
+struct UserRepositoryLoader: Actionable, Sendable {
+    typealias DispatchStateType = Dispatcher.Repository
+    let session: any GitHubSession
+    let tasks = InFlightTasks<CancelID>(policy: .cancelRunning)
+
+    /// TCA: `.cancellable(id: CancelID.repositories(user: login))`
+    @discardableResult
+    func load(user login: String) -> InFlightTask? {
+        tasks.start(.repositories(user: login)) { task in
+            let found = (try? await session.repositories(ofUser: login)) ?? []
+            invoke(.addRepositories(found), unlessCancelled: task)
+        }
+    }
+
+    /// TCA: `.cancel(id: CancelID.repositories(user: login))`
+    func stopLoading(user login: String) {
+        tasks.cancel(.repositories(user: login))
+    }
+}
+
+/// A GitHub that answers only when its request is cancelled.
+private struct UnansweredSession: GitHubSession {
+    func repositories(ofUser _: String) async throws -> [GitHub.Repository] {
+        try await Task.sleep(for: .seconds(3_600))
+        return [GitHub.Repository(name: "never")]
+    }
+}
+
+@Suite("ComingFromTheComposableArchitecture.md", .isolatedDispatcher)
+struct ComposableArchitectureGuideTests {
+    @Test func aCancelledLoadTurnsTheFlagOffWhenTheCancelReturns() async throws {
+        let store = RepositoryStore.instantiate()
+        let load = RepositoryLoader(session: UnansweredSession()).load(user: "marty")
+        try await waitUntil { store.isRepositoryFetching.value }
+        load?.cancel()
+        #expect(!store.isRepositoryFetching.value)
+        await load?.finish()
+        #expect(!store.isRepositoryFetching.value, "its own end dispatched nothing")
+        #expect(store.repositories.value.isEmpty)
+    }
+
+    @Test func aLoadIsCancelledByTheEnumCaseItWasStartedWith() async {
+        let loader = UserRepositoryLoader(session: UnansweredSession())
+        let marty = loader.load(user: "marty")
+        let doc = loader.load(user: "doc")
+        loader.tasks.cancel(.search)
+        loader.stopLoading(user: "marty")
+        #expect(marty?.isCancelled == true)
+        #expect(doc?.isCancelled == false)
+        #expect(loader.tasks.isRunning(.repositories(user: "doc")))
+        doc?.cancel()
+        await marty?.finish()
+        await doc?.finish()
+    }
+}
+
 // MARK: - Previews.md
 
 extension RepositoryListModel {
     /// A model over stores of its own, showing `repositories`.
-    static func preview(showing repositories: [GitHub.Repository]) -> RepositoryListModel {
+    static func preview(
+        showing repositories: [GitHub.Repository]
+    ) -> RepositoryListModel {
         let action = RepositoryAction(session: StubSession(found: repositories))
         return Dispatcher.withCurrent(Dispatcher()) {
             let store = RepositoryStore.instantiate()
@@ -59,8 +129,9 @@ extension RepositoryListModel {
 
 func previewBookmarkStore() throws -> BookmarkStore {
     let storage = InMemoryStorage()
-    storage.seed(try JSONEncoder().encode([GitHub.Repository(name: "FluxCapacitor")]), in: "bookmarks")
-    return DefaultStorage.withCurrent(storage) {
+    let bookmarks = [GitHub.Repository(name: "FluxCapacitor")]
+    storage.seed(try JSONEncoder().encode(bookmarks), in: "bookmarks")
+    return Persistence.withDefaultStorage(storage) {
         Dispatcher.withCurrent(Dispatcher()) { BookmarkStore.instantiate() }
     }
 }
@@ -142,7 +213,9 @@ final class NavigationModel {
 
 @Test(.isolatedDispatcher) func aDeepLinkOpensTheRepositoryOverItsUsersList() {
     let store = RouteStore.instantiate()
-    RouteAction().follow([.repositories(user: "marty"), .repository(name: "FluxCapacitor")])
+    RouteAction().follow([
+        .repositories(user: "marty"), .repository(name: "FluxCapacitor"),
+    ])
     RouteAction().back()
     #expect(store.path.value == [.repositories(user: "marty")])
 }
@@ -165,7 +238,8 @@ func logLine(for event: DispatchEvent) -> String? {
     switch event.phase {
     case .willReduce: nil
     case .didReduce: "\(event.storeType) ← \(event.state)"
-    case .droppedWithoutStore: "dropped, no \(event.storeType) alive: \(event.state)"
+    case .droppedWithoutStore:
+        "dropped, no \(event.storeType) alive: \(event.state)"
     }
 }
 
@@ -211,7 +285,7 @@ func swiftLogRecipe() -> (Logger, Dust) {
 // MARK: - ReadingStateInActions.md
 
 extension RepositoryAction {
-    /// Fetches the user's repositories unless the screen already shows them all.
+    /// /// Fetches the user's repositories unless the screen shows them all.
     func fetchRepositories(ofUser login: String, shown: Int, total: Int) async {
         guard shown < total else { return }
         await fetchRepositories(ofUser: login)

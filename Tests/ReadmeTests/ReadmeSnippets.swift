@@ -140,7 +140,8 @@ final class RepositoryListModel {
     var isLoading: Bool { store.isRepositoryFetching.value }
 
     var names: [String] {
-        store.repositories.value.map(\.name).filter { filter.isEmpty || $0.contains(filter) }
+        store.repositories.value.map(\.name)
+            .filter { filter.isEmpty || $0.contains(filter) }
     }
 
     func load(user login: String) async {
@@ -151,7 +152,7 @@ final class RepositoryListModel {
 struct StubSession: GitHubSession {
     let found: [GitHub.Repository]
 
-    func repositories(ofUser login: String) async throws -> [GitHub.Repository] {
+    func repositories(ofUser _: String) async throws -> [GitHub.Repository] {
         found
     }
 }
@@ -193,7 +194,8 @@ struct RepositoryActionTests {
     @Test func fetchingTurnsTheFlagOnAroundTheRepositories() async {
         let store = RepositoryStore.instantiate()
         let tester = DispatchTester(of: Dispatcher.Repository.self)
-        let repositories = tester.track(store.repositories, named: "repositories")
+        let repositories = tester.track(
+            store.repositories, named: "repositories")
 
         await RepositoryAction(session: StubSession(found: [fluxCapacitor]))
             .fetchRepositories(ofUser: "marty")

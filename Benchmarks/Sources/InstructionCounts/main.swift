@@ -44,6 +44,8 @@ if arguments.first == "run" {
 /// (the two-thread one) are not counted: their counts depend on the scheduler.
 let loopLengths: [String: (short: Int, long: Int)] = [
     "dispatch": (10_000, 60_000),
+    "dispatchLogged": (10_000, 60_000),
+    "dispatchRecorderOn": (10_000, 60_000),
     "set": (10_000, 60_000),
     "dispatchOfReadValue": (10_000, 60_000),
     "setOfReadValue": (10_000, 60_000),
@@ -55,27 +57,37 @@ let loopLengths: [String: (short: Int, long: Int)] = [
     "instantiate": (10_000, 60_000),
     "map": (10_000, 60_000),
     "combiningOneSource": (10_000, 60_000),
+    "combiningTwoSourcesDispatch": (10_000, 60_000),
+    "handOverSet": (10_000, 60_000),
 ]
 
 enum Budget {
     /// FluxCapacitor at most `factor` × the baseline of the same run.
     case timesBaseline(Double)
-    /// FluxCapacitor at most this many instructions per operation (no worse than before).
-    case atMost(Double)
+    /// FluxCapacitor at most this many instructions per operation; the reason, for the
+    /// report (by default: no worse than before issue 23).
+    case atMost(Double, because: String = "before issue 23")
     /// FluxCapacitor at most `factor` × FluxCapacitor's figure of another workload.
     case timesWorkload(String, Double)
+    /// FluxCapacitor at most FluxCapacitor's figure of another workload plus this many.
+    case plusWorkload(String, Double)
 }
 
 /// The budgets, from issue 23; `.atMost` figures are the counts before that issue's work
 /// (main at 988e605), so that those paths get no worse.
 let budgets: [String: [Budget]] = [
     "dispatch": [.timesBaseline(2.3)],
+    // Issue 35: what a recorder adds on the dispatching thread to the dispatch log's path
+    // it hears through (the rest, encoding and writing, is on its own queue).
+    "dispatchRecorderOn": [.plusWorkload("dispatchLogged", 400)],
     "set": [.atMost(162)],
     "notify3000": [.atMost(240_078)],
     "send": [.timesWorkload("set", 1)],
     "observeClean30000": [.timesBaseline(1.5), .timesWorkload("observeClean3000", 1.2)],
     "instantiate": [.atMost(224)],
     "combiningOneSource": [.timesWorkload("map", 1.5)],
+    // Issue 34: a dispatch that changes two sources of a combined value, with no allocation.
+    "combiningTwoSourcesDispatch": [.atMost(1_200, because: "issue 34")],
 ]
 
 // MARK: Options
@@ -232,14 +244,19 @@ for workload in measured {
         switch budget {
         case .timesBaseline(let factor):
             return "≤ \(factor)× baseline: \(verdict(flux <= factor * baseline))"
-        case .atMost(let limit):
+        case .atMost(let limit, let reason):
             // Compared as printed (to a tenth): the figures are exact, the tenths are amortized setup.
-            return "≤ \(format(limit)) (before issue 23): \(verdict((flux * 10).rounded() <= limit * 10))"
+            return "≤ \(format(limit)) (\(reason)): \(verdict((flux * 10).rounded() <= limit * 10))"
         case .timesWorkload(let other, let factor):
             let title = Catalog.workloads.first { $0.id == other }?.title ?? other
             let bound = perOp[other].map { factor * $0.flux }
             return "≤ \(factor == 1 ? "" : "\(factor)× ")\(title)"
                 + (bound.map { " (\(format($0)))" } ?? "") + ": \(verdict(bound.map { flux <= $0 }))"
+        case .plusWorkload(let other, let extra):
+            let title = Catalog.workloads.first { $0.id == other }?.title ?? other
+            let bound = perOp[other].map { $0.flux + extra }
+            return "≤ \(title) + \(format(extra))" + (bound.map { " (\(format($0)))" } ?? "")
+                + ": \(verdict(bound.map { flux <= $0 }))"
         }
     }
     rows.append([
@@ -253,8 +270,10 @@ for workload in memoryMeasured {
         "\(workload.title) (bytes · mallocs per \(workload.unit))",
         "\(format(flux.bytes)) B · \(format(flux.mallocs))",
         "\(format(baseline.bytes)) B · \(format(baseline.mallocs))",
-        String(format: "%.2f×", flux.bytes / baseline.bytes),
-        "≤ \(workload.bytesBudget) B: \(verdict(flux.bytes <= Double(workload.bytesBudget)))",
+        baseline.bytes > 0 ? String(format: "%.2f×", flux.bytes / baseline.bytes) : "–",
+        ((workload.bytesBudget.map { ["≤ \($0) B: \(verdict(flux.bytes <= Double($0)))"] } ?? [])
+            + (workload.mallocsBudget.map { ["≤ \(format($0)) mallocs: \(verdict(flux.mallocs <= $0))"] } ?? []))
+            .joined(separator: "; "),
     ])
 }
 

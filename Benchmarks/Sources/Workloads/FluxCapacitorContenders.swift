@@ -1,8 +1,10 @@
 import Dispatch
 import FluxCapacitor
+import FluxCapacitorPersistence
+import Foundation
 
 extension Dispatcher {
-    enum Counter: DispatchState {
+    enum Counter: DispatchState, Codable {
         typealias RelatedStoreType = CounterStore
         typealias RelatedActionType = CounterAction
         case increment
@@ -35,21 +37,58 @@ struct CounterAction: Actionable {
 /// With `readThroughValue`, the value was read through `.value` once, as a SwiftUI body or
 /// an `@Observable` model does, so each change also tells its Observation registrar
 /// (nothing tracks it while it is measured).
+///
+/// With `logging`, a dispatch-log subscriber that does nothing
+/// (`Dispatcher.observeDispatches`): the path every dispatch-log subscriber takes.
+///
+/// With `recording`, a `DispatchFileRecorder` records `Dispatcher.Counter` to a temporary
+/// file: what is counted is the dispatching thread's share (callgrind counts inside
+/// `run(iterations:)`, on this thread); the recorder's queue encodes and writes.
 final class FluxDispatch: Runner {
     private let store = CounterStore.instantiate()
     private let action = CounterAction()
     private let sink = Sink()
     private var dust: Dust?
+    private var log: Dust?
+    private var recorder: DispatchFileRecorder?
+    private var file: URL?
 
-    init(readThroughValue: Bool = false) {
+    init(readThroughValue: Bool = false, logging: Bool = false, recording: Bool = false) {
         let sink = self.sink
         dust = store.count.observe(ignoreFirst: true) { sink.total &+= $0 }
         if readThroughValue {
             sink.total &+= store.count.value
         }
+        if logging {
+            log = Dispatcher.current.observeDispatches { _ in }
+        }
+        if recording {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "flux-benchmark-\(UUID().uuidString).jsonl")
+            self.file = file
+            recorder = DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Counter.self)])
+        }
     }
 
-    deinit { dust?.clean() }
+    deinit {
+        dust?.clean()
+        log?.clean()
+        if let recorder, let file {
+            recorder.finish()
+            let statistics = recorder.statistics
+            if statistics.droppedWhileBehind > 0 {
+                // The figure would be too low: a dropped state costs less than a recorded one.
+                FileHandle.standardError.write(
+                    Data("warning: the recorder fell behind: \(statistics.droppedWhileBehind) dropped\n".utf8))
+            }
+            try? FileManager.default.removeItem(at: file)
+        }
+    }
+
+    /// How many dispatches the recorder dropped, falling behind (0 without a recorder).
+    var droppedWhileBehind: Int {
+        recorder?.statistics.droppedWhileBehind ?? 0
+    }
 
     func run(iterations: Int) {
         for _ in 0..<iterations {

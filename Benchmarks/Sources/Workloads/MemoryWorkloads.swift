@@ -21,8 +21,10 @@ public struct MemoryWorkload: Sendable {
     public let unit: String
     /// How many objects one measurement makes (bytes are averaged over them).
     public let count: Int
-    /// The most bytes per object FluxCapacitor may keep.
-    public let bytesBudget: Int
+    /// The most bytes per object FluxCapacitor may keep, if that is budgeted.
+    public let bytesBudget: Int?
+    /// The most mallocs per object FluxCapacitor may make, if that is budgeted too.
+    public var mallocsBudget: Double? = nil
 
     let makeFluxCapacitor: @Sendable () -> any MemoryRunner
     let makeBaseline: @Sendable () -> any MemoryRunner
@@ -49,6 +51,26 @@ public enum MemoryCatalog {
             id: "storeMemory", title: "memory per live store (one Variable)", unit: "live store", count: 1,
             bytesBudget: 300,
             makeFluxCapacitor: { FluxStoreMemory() }, makeBaseline: { BaselineStoreMemory() }),
+        MemoryWorkload(
+            id: "dispatchLoggedMemory", title: "memory per dispatch, a no-op dispatch log subscriber",
+            unit: "dispatch", count: 1_000, bytesBudget: 0,
+            makeFluxCapacitor: { DispatchesMemory(FluxDispatch(logging: true)) },
+            makeBaseline: { DispatchesMemory(FluxDispatch()) }),
+        MemoryWorkload(
+            id: "dispatchRecorderOnMemory", title: "memory per dispatch, recorder on", unit: "dispatch",
+            count: 1_000, bytesBudget: 0,
+            makeFluxCapacitor: { DispatchesMemory(FluxDispatch(recording: true)) },
+            makeBaseline: { DispatchesMemory(FluxDispatch()) }),
+        MemoryWorkload(
+            id: "combiningTwoSourcesDispatchMemory",
+            title: "memory per dispatch changing 2 sources of a combined value",
+            unit: "dispatch", count: 1_000, bytesBudget: 0, mallocsBudget: 0,
+            makeFluxCapacitor: { DispatchesMemory(FluxCombinedDispatch()) },
+            makeBaseline: { DispatchesMemory(BaselineCombinedDispatch()) }),
+        MemoryWorkload(
+            id: "inFlightStartMemory", title: "memory per InFlightTasks.start replacing a running task",
+            unit: "start", count: 200, bytesBudget: nil, mallocsBudget: 8,
+            makeFluxCapacitor: { FluxInFlightStarts() }, makeBaseline: { BaselineTaskStarts() }),
     ]
 }
 
@@ -135,5 +157,25 @@ final class BaselineStoreMemory: MemoryRunner {
     func add(count: Int) {
         precondition(count == 1, "BaselineStoreMemory: one store per type")
         stores.append(registry.instantiate())
+    }
+}
+
+/// Dispatches to a store with one observer (`FluxDispatch`, with a dispatch-log subscriber
+/// or a recorder): what each keeps on the heap, and the mallocs it makes (the dispatching
+/// thread's; `MemoryCounts` counts single-threaded: a recorder's queue writes 100 ms after
+/// the first dispatch, after the measurement). The baseline is a plain dispatch.
+final class DispatchesMemory: MemoryRunner {
+    private let dispatch: any Runner
+
+    init(_ dispatch: any Runner) {
+        self.dispatch = dispatch
+    }
+
+    func prepare(count: Int) {
+        dispatch.run(iterations: 1)
+    }
+
+    func add(count: Int) {
+        dispatch.run(iterations: count)
     }
 }

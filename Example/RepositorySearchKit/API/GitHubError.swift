@@ -1,7 +1,7 @@
 import Foundation
 
 /// What went wrong talking to GitHub, with what a person needs to act on it.
-enum GitHubError: Error, Sendable, Hashable, CustomStringConvertible {
+enum GitHubError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// `--live` without a `GITHUB_TOKEN`.
     case missingToken
     /// HTTP 401: the token is wrong or expired.

@@ -14,7 +14,8 @@ enum Command: Equatable, Sendable {
           search QUERY   search GitHub users whose login or name contains QUERY
           more           load the next page of the list shown
           open N         open user N, repository N or favorite N of the list shown
-          fav N          star or unstar repository N of the list shown (on a repository: fav)
+          fav N          star or unstar repository N of a user's list (open the user
+                         first) or of the favorites; on an open repository, fav alone
           favorites      show the favorite repositories
           back           go back to the previous screen
           help           show this help

@@ -8,13 +8,14 @@ struct Options: Equatable {
     var help = false
     var storage: String?
     var resetFavorites = false
+    var record: String?
 
     /// The stub's latencies, in milliseconds: up to a minute (more looks like a hang).
     static let latencyRange = 0...60_000
 
     static let usage = """
         USAGE: repository-search [--interactive] [--live] [--latency MS] [--fail MODE] [--log]
-                                 [--storage DIR] [--reset-favorites]
+                                 [--storage DIR] [--reset-favorites] [--record FILE]
 
         Searches GitHub users, lists a user's repositories page by page and keeps favorite
         repositories, through FluxCapacitor's Flux flow: view models ask actions, actions
@@ -43,6 +44,9 @@ struct Options: Equatable {
                           is and not written over.
           --reset-favorites
                           forget the favorites kept from earlier runs
+          --record FILE   write every dispatched state of the session to FILE, one
+                          JSON line each (the last 10,000), for a test to replay; a
+                          FILE already there is kept as FILE's name with .previous
           --help          show this help
 
         \(Command.helpText)
@@ -68,6 +72,11 @@ struct Options: Equatable {
                     throw CommandError("--storage needs a directory, like '--storage /tmp/favorites'")
                 }
                 storage = value
+            case "--record":
+                guard let value = remaining.popFirst(), !value.isEmpty, !value.hasPrefix("--") else {
+                    throw CommandError("--record needs a file, like '--record session.jsonl'")
+                }
+                record = value
             case "--latency":
                 guard let value = remaining.popFirst(), let milliseconds = Int(value),
                     Self.latencyRange.contains(milliseconds)

@@ -84,8 +84,18 @@ public enum RepositorySearch: Sendable {
 
         // The default storage of the stores made in this run (a store's `init()` takes no
         // arguments). A program with one storage for its whole life would set it once at
-        // launch with `DefaultStorage.set(_:)`; this run is also called by tests, in parallel.
-        let status: Int32 = await DefaultStorage.withCurrent(storage) {
+        // launch with `Persistence.setDefaultStorage(_:)`; this run is also called by tests,
+        // in parallel.
+        let status: Int32 = await Persistence.withDefaultStorage(storage) {
+            // Before the first store, so that the recording has every state of the session.
+            let recorder = options.record.map { SessionRecording.start(writingTo: $0, onError: onError) }
+            defer {
+                if let recorder, let path = options.record {
+                    recorder.finish()
+                    let count = recorder.statistics.recorded
+                    console.write("Recorded \(count) dispatch\(count == 1 ? "" : "es") to \(path).")
+                }
+            }
             let store = RepositoryStore.instantiate()
             if options.resetFavorites {
                 // Through the Flux flow, like any change: the store saves the empty list.

@@ -17,6 +17,9 @@ struct Walkthrough {
         /// Skip the command if the open repository is a favorite already (kept from an
         /// earlier run): starring must not turn into unstarring.
         var onlyIfNotFavorite = false
+        /// A search started just before the command and left running, as a search field
+        /// starts one per keystroke: the command's own search cancels it.
+        var searchLeftRunning: String?
     }
 
     private static let steps: [Step] = [
@@ -55,9 +58,10 @@ struct Walkthrough {
             action: "(no action: FavoriteViewModel reads RepositoryStore.favorites)",
             command: .favorites),
         Step(
-            title: "A user with no repositories",
-            action: "SearchViewModel.search(\"marge\"), then opening the user",
-            command: .search("marge")),
+            title: "A user with no repositories, searched while the search for \"marg\" runs (it is cancelled)",
+            action: "SearchViewModel.startSearch(\"marg\"), then SearchViewModel.search(\"marge\")",
+            command: .search("marge"),
+            searchLeftRunning: "marg"),
         Step(
             title: "",
             action: "UserAction.selectUser(_:), then RepositoryAction.fetchRepositories(withUserID:after: nil)",
@@ -93,6 +97,9 @@ struct Walkthrough {
                 continue
             }
             console.write("  ▶ \(step.action)")
+            if let query = step.searchLeftRunning {
+                navigator.search.startSearch(query)
+            }
             do {
                 try await navigator.run(step.command)
             } catch {

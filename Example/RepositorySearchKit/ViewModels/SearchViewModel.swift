@@ -42,6 +42,13 @@ final class SearchViewModel: Sendable {
         await action.fetchUsers(withQuery: query, after: nil)
     }
 
+    /// Starts searching for `query` without waiting, as a search field does at each
+    /// keystroke: the next search cancels this one if it has not answered by then.
+    func startSearch(_ query: String) {
+        action.clearUsers()
+        action.startFetchingUsers(withQuery: query.trimmingCharacters(in: .whitespaces), after: nil)
+    }
+
     /// Fetches the next page; `false` when there is none.
     func loadMore() async -> Bool {
         guard let pageInfo = store.lastPageInfo.value, pageInfo.hasNextPage, let cursor = pageInfo.endCursor else {

@@ -54,6 +54,10 @@ static inline void cflux_publish_shared_dispatcher(void *_Nonnull dispatcher) {
 /// atomic instruction. Its acquire/release atomics are compiled into this package, so
 /// ThreadSanitizer sees the synchronization. On Apple platforms it wraps `os_unfair_lock`,
 /// elsewhere a pthread mutex.
+///
+/// Swift owns the memory (a `ManagedBuffer` holds it, see Lock.swift), so that a mutex
+/// has the stable address a futex and `os_unfair_lock` need; C only initializes it in
+/// place and works on it.
 #if defined(__APPLE__)
 #include <os/lock.h>
 #endif
@@ -69,33 +73,17 @@ typedef struct cflux_mutex {
     _Atomic(uintptr_t) owner;
 } cflux_mutex;
 
-/// Allocates and initializes a mutex; returns NULL if that fails.
-cflux_mutex *_Nullable cflux_mutex_create(void);
+/// Initializes a mutex in place (unlocked, no owner).
+void cflux_mutex_init(cflux_mutex *_Nonnull mutex);
 
-// MARK: Striped mutexes
-
-/// How many striped mutexes there are (a power of two).
-#define CFLUX_STRIPED_MUTEX_COUNT 64
-
-/// The mutexes `StripedLocks` hands out, initialized statically (zero is an unlocked
-/// mutex on Linux, and `OS_UNFAIR_LOCK_INIT` on Apple platforms; elsewhere each is
-/// `PTHREAD_MUTEX_INITIALIZER`), so that a lookup needs no lazy initialization of a Swift
-/// global (`swift_once` at every call) and no bounds check. Never destroyed.
-extern cflux_mutex cflux_striped_mutexes[CFLUX_STRIPED_MUTEX_COUNT];
-
-/// The striped mutex for `index`, taken modulo the count.
-static inline cflux_mutex *_Nonnull cflux_striped_mutex(uintptr_t index) {
-    return &cflux_striped_mutexes[index & (CFLUX_STRIPED_MUTEX_COUNT - 1)];
-}
-
-/// Destroys and frees a mutex made by `cflux_mutex_create`.
-void cflux_mutex_destroy(cflux_mutex *_Nonnull mutex);
+/// Undoes `cflux_mutex_init` (only a pthread mutex has anything to undo).
+void cflux_mutex_deinit(cflux_mutex *_Nonnull mutex);
 
 /// A number that identifies the calling thread while it runs, never 0, with its two lowest
 /// bits clear: the thread pointer on Linux x86_64 and arm64 (one instruction), else
 /// `pthread_self()` (both are addresses of the thread's control block, which holds
 /// pointers, so at least 8-byte aligned). The value core's round word keeps flags in those
-/// bits (`ValueCoreStateMachine.round`).
+/// bits (`ObserverCore.round`).
 ///
 /// The thread pointer is the thread's own control block only on Linux: glibc and musl keep
 /// their `struct pthread` at `%fs:0` (x86_64) and in `TPIDR_EL0` (arm64). Not on Apple:
@@ -183,59 +171,70 @@ static inline bool cflux_mutex_is_held_by_current_thread(cflux_mutex *_Nonnull m
     return atomic_load_explicit(&mutex->owner, memory_order_relaxed) == cflux_current_thread();
 }
 
-// MARK: An atomic word
+/// Lets another thread run: what a thread waiting its turn does between two looks.
+void cflux_yield(void);
 
-/// One word that threads read and change without a lock (the value core keeps its round
-/// state in one).
-typedef struct cflux_atomic_word {
-    _Atomic(uintptr_t) value;
-} cflux_atomic_word;
+// MARK: A value core's lock and round word
 
-/// Allocates a word holding 0; returns NULL if that fails.
-cflux_atomic_word *_Nullable cflux_atomic_word_create(void);
-
-/// Frees a word made by `cflux_atomic_word_create`.
-void cflux_atomic_word_destroy(cflux_atomic_word *_Nonnull word);
-
-/// The block `cflux_mutex_with_word_create` allocates. The mutex is its first member, so a
-/// pointer to it is a pointer to the block (C11 6.7.2.1: a pointer to a structure, suitably
-/// converted, points to its first member, and back).
-typedef struct cflux_mutex_with_word {
+/// What a value core's `CoreLock` holds in its own allocation: the core's mutex; its
+/// round word, which the thread delivering a round (or a first value) clears without the
+/// mutex when nothing else happened meanwhile (see `ObserverCore.round`); and the core
+/// itself, unretained, read and written with the mutex held (`CoreLock.withCore`).
+typedef struct cflux_core_lock {
     cflux_mutex mutex;
-    cflux_atomic_word word;
-} cflux_mutex_with_word;
+    _Atomic(uintptr_t) round;
+    void *_Nullable core;
+} cflux_core_lock;
 
-/// A mutex and an atomic word in one allocation (a value core's lock and round word: one
-/// malloc instead of two). Returns the mutex and sets `*word`; returns NULL (and leaves
-/// `*word` alone) if that fails. Free with `cflux_mutex_with_word_destroy`, not with the
-/// two destroy functions above.
-cflux_mutex *_Nullable cflux_mutex_with_word_create(cflux_atomic_word *_Nullable *_Nonnull word);
-
-/// The word beside `mutex`, which `cflux_mutex_with_word_create` made (so that a value core
-/// finds its round word from its lock's pointer, without a field of its own for it).
-static inline cflux_atomic_word *_Nonnull cflux_word_beside_mutex(cflux_mutex *_Nonnull mutex) {
-    return &((cflux_mutex_with_word *)mutex)->word;
+/// The core lock's mutex.
+static inline cflux_mutex *_Nonnull cflux_core_lock_mutex(cflux_core_lock *_Nonnull lock) {
+    return &lock->mutex;
 }
 
-/// Destroys and frees a mutex made by `cflux_mutex_with_word_create`, and its word.
-void cflux_mutex_with_word_destroy(cflux_mutex *_Nonnull mutex);
-
-/// The word's value (acquire).
-static inline uintptr_t cflux_atomic_word_load(cflux_atomic_word *_Nonnull word) {
-    return atomic_load_explicit(&word->value, memory_order_acquire);
+/// The core (read with the mutex held).
+static inline void *_Nullable cflux_core_lock_core(cflux_core_lock *_Nonnull lock) {
+    return lock->core;
 }
 
-/// Stores the word's value (release).
-static inline void cflux_atomic_word_store(cflux_atomic_word *_Nonnull word, uintptr_t value) {
-    atomic_store_explicit(&word->value, value, memory_order_release);
+/// Sets the core (with the mutex held, or before the lock is shared).
+static inline void cflux_core_lock_set_core(cflux_core_lock *_Nonnull lock, void *_Nullable core) {
+    lock->core = core;
 }
 
-/// Replaces the word's value with `desired` if it is `expected` (acquire-release).
-static inline bool cflux_atomic_word_compare_exchange(
-    cflux_atomic_word *_Nonnull word, uintptr_t expected, uintptr_t desired) {
+/// The round word (acquire).
+static inline uintptr_t cflux_core_lock_load_round(cflux_core_lock *_Nonnull lock) {
+    return atomic_load_explicit(&lock->round, memory_order_acquire);
+}
+
+/// Stores the round word (release).
+static inline void cflux_core_lock_store_round(cflux_core_lock *_Nonnull lock, uintptr_t value) {
+    atomic_store_explicit(&lock->round, value, memory_order_release);
+}
+
+/// Replaces the round word with `desired` if it is `expected` (acquire-release); returns
+/// whether it did.
+static inline bool cflux_core_lock_exchange_round(
+    cflux_core_lock *_Nonnull lock, uintptr_t expected, uintptr_t desired) {
     return atomic_compare_exchange_strong_explicit(
-        &word->value, &expected, desired, memory_order_acq_rel, memory_order_acquire);
+        &lock->round, &expected, desired, memory_order_acq_rel, memory_order_acquire);
 }
+
+// MARK: Lock order (internal checks only)
+
+/// The ranks of the locks the calling thread holds, in the order it took them, kept by
+/// `Lock` only when the library is built with FLUXCAPACITOR_INTERNAL_CHECKS (see
+/// Internal/README.md, "Lock order"), in a `_Thread_local` stack of up to 64.
+
+/// Records that the calling thread takes `lock` of `rank`: returns -1 if every lock it
+/// holds ranks lower (or the same, with `same_rank_allowed`), else the index of the first
+/// one that does not, and records nothing.
+int cflux_held_locks_push(uintptr_t lock, uint8_t rank, bool same_rank_allowed);
+
+/// The rank of the held lock at `index` (from `cflux_held_locks_push`).
+uint8_t cflux_held_lock_rank(int index);
+
+/// Records that the calling thread let go of `lock` (the last time it took it).
+void cflux_held_locks_remove(uintptr_t lock);
 
 // MARK: The store registry's words
 

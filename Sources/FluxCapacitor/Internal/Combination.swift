@@ -1,195 +1,130 @@
 /// The machinery behind `Constant(combining:_:)`: a value core computed from several
-/// sources, which recomputes it when any of them changes, once per reduce when a dispatch
-/// changes several.
+/// sources, recomputed when any of them changes, once per reduce when a dispatch changes
+/// several (Internal/README.md, "Combined values", walks through it).
 ///
-/// **What it reads.** Each source's observation is only a trigger: a recomputation reads
-/// every source as it is now (`ValueCore.snapshot()`, a value and its version) and runs
-/// the transform when a version moved since the last one. So a source whose change waits
-/// for another thread's round (a hand-over) is read as it is, not as it was.
+/// It belongs to the dispatcher that was current where it was made, and every
+/// recomputation holds that dispatcher's mutex, as a dispatch does: so no reduce of it is
+/// halfway while the sources are read. A trigger inside a dispatch of it asks for one
+/// recomputation after the reduce; inside a dispatch of the current dispatcher, that one
+/// asks (and the recomputation holds both); anywhere else the recomputation is a dispatch
+/// of its own (`Dispatcher.recomputeAsDispatch(_:)`).
 ///
-/// **When it reads.** Never while a dispatch is halfway through a reduce that may change
-/// several sources:
+/// A source's observation is only a trigger: a recomputation reads every source as it is
+/// now, and sets the derived core when the sum of their versions (which only grow) moved.
+/// Recomputations run lowest `level` first, so one made from another changes once.
 ///
-/// - A trigger on a thread that is dispatching (it holds `Dispatcher.current`'s mutex: the
-///   change came from a `reduce`, an observer or a log subscriber of that dispatch) asks
-///   the dispatcher to run one recomputation after the reduce
-///   (`Dispatcher.runAfterThisReduceLocked(_:)`); later triggers of that reduce find it
-///   asked for already.
-/// - Any other trigger reads holding `Dispatcher.current`'s mutex, as a dispatch would, so
-///   it waits for a dispatch running on another thread to end. That dispatcher is the one
-///   the change was made in: a value handed over to another thread's round is delivered in
-///   the scope it was set in.
-///
-/// **Who sets the derived core.** One thread at a time, the *drainer*, in the order it
-/// read the sources (`drainState`: idle, draining, or draining with a trigger since its
-/// last read, which makes it read again). A trigger that finds a drainer leaves the work to
-/// it and returns, as a value's hand-over does: a combined value whose observer changes one
-/// of its sources, on that thread or another, neither recurses nor deadlocks.
-///
-/// **Lifetime.** The derived core holds this object (its `upstream` source) and the dusts of
-/// the sources' observations, which it cleans when it goes; this object holds the sources'
-/// cores and the derived core weakly. The observations' handlers hold this object, so it
-/// lives while they can still be called.
+/// The derived core holds this object (its `upstream` source) and the sources'
+/// observations; this object holds the sources' cores (in `update`) and the derived core
+/// as a `StoreWord`, weakly without a side table (a weak reference would send every
+/// retain and release of the derived core to the runtime's slow path).
 @usableFromInline
-final class Combination: CombinationNode, @unchecked Sendable {
-    // Sendable: `lastVersions` is touched only by the drainer (the thread that moved
-    // `drainState` from idle to draining, until it moves it back) or, before the object is
-    // shared, by `init`; `dispatchersWithHook` is guarded by `hookLock`; `update` and
-    // `sources` are set once, in `init`.
+final class Combination: @unchecked Sendable {
+    // Sendable: `state` is guarded by `dispatcher`'s mutex, which every recomputation holds;
+    // the other fields are set once, in `init`.
 
-    /// Reads every source and, if a version differs from the given ones (which it
-    /// updates), sets the derived core to the transform of their values. The reads hold
-    /// the given dispatcher's mutex (`withDispatchesPaused(of:_:)`), which the trigger
-    /// found current. Made by the caller's module, specialized for the sources' types (see
-    /// `ValueCore.combining`).
-    private let update: @Sendable (inout [UInt64], Dispatcher) -> Void
-    /// The versions of the sources' values that the derived core's value was computed from.
+    /// The dispatcher whose mutex every recomputation holds.
+    let dispatcher: Dispatcher
+    /// Where the dispatcher runs it among the recomputations a reduce asked for.
+    let level: Int
+    /// Reads every source and, if the sum of their versions moved from the one given (and
+    /// updated), sets the given derived core (specialized in the caller: `combining`).
+    private let update: @Sendable (inout UInt64, ObserverCore) -> Void
+    /// The derived core, held weakly.
+    private let derived: StoreWord
+    /// What the recomputations change, guarded by `dispatcher`'s mutex.
+    // Unchecked: the dispatcher's mutex serializes every access; the runtime's check cost a
+    // dispatch changing two sources a tenth more (`Benchmarks/instructions --filter combining`).
     @exclusivity(unchecked)
-    private var lastVersions: [UInt64]
-    /// 0: idle; 1: a drainer is reading or setting; 2: it is, and a trigger came since its
-    /// last read.
-    private let drainState = AtomicWord()
-    /// The dispatchers that will run a recomputation after their current reduce.
-    private let hookLock = Lock()
-    private var dispatchersWithHook: [ObjectIdentifier] = []
-    /// The sources' cores, to find the combinations this one is computed from.
-    private let sources: [ObserverCore]
+    private var state: State
+
+    private struct State {
+        /// The sum of the versions of the sources' values the derived value was computed
+        /// from (one number, not an array to write at every read).
+        var lastVersionSum: UInt64
+        /// Whether `dispatcher` was asked to recompute it after its current reduce (a flag,
+        /// not a search of its list, which cost a dispatch changing two sources 50 more).
+        var isPending = false
+    }
 
     @usableFromInline
     init(
-        sources: [ObserverCore], versions: [UInt64],
-        update: @escaping @Sendable (_ lastVersions: inout [UInt64], _ dispatcher: Dispatcher) -> Void
+        dispatcher: Dispatcher, sources: [ObserverCore], versionSum: UInt64, derived: ObserverCore,
+        update: @escaping @Sendable (_ lastVersionSum: inout UInt64, _ derived: ObserverCore) -> Void
     ) {
-        self.sources = sources
+        self.dispatcher = dispatcher
         self.update = update
-        lastVersions = versions
+        self.derived = StoreWord(registering: derived)
+        state = State(lastVersionSum: versionSum)
+        level = 1 + (sources.map(Self.level(of:)).max() ?? 0)
     }
 
     deinit {
-        drainState.deallocate()
-        hookLock.deallocate()
+        derived.letGo()
     }
 
-    /// A source changed: recompute after the current reduce if this thread is dispatching,
-    /// else now.
-    @usableFromInline
-    func sourceChanged() {
-        let dispatcher = Dispatcher.current
-        if dispatcher.mutex.isHeldByCurrentThread {
-            recomputeAfterThisReduce(of: dispatcher)
-        } else {
-            drain(readingIn: dispatcher)
-        }
-    }
-    private func recomputeAfterThisReduce(of dispatcher: Dispatcher) {
-        let id = ObjectIdentifier(dispatcher)
-        hookLock.lock()
-        let isAsked = dispatchersWithHook.contains(id)
-        if !isAsked {
-            dispatchersWithHook.append(id)
-        }
-        hookLock.unlock()
-        if isAsked {
-            return
-        }
-        dispatcher.runAfterThisReduceLocked { [self] in
-            runHook(of: dispatcher)
-        }
-    }
-
-    /// The recomputation after a reduce; but first that of every combination this one is
-    /// computed from (directly, or through `map` and the like) that the same reduce changed,
-    /// so that this one reads their new values and changes once.
-    private func runHook(of dispatcher: Dispatcher) {
-        let id = ObjectIdentifier(dispatcher)
-        if sources.contains(where: { Self.isWaiting($0, for: id) }) {
-            // Run after them. The values form no cycle (a combination is made from values
-            // that exist), so this ends.
-            dispatcher.runAfterThisReduceLocked { [self] in
-                runHook(of: dispatcher)
-            }
-            return
-        }
-        hookLock.lock()
-        dispatchersWithHook.removeAll { $0 == id }
-        hookLock.unlock()
-        drain(readingIn: dispatcher)
-    }
-
-    func isWaitingForHook(of id: ObjectIdentifier) -> Bool {
-        hookLock.lock()
-        defer { hookLock.unlock() }
-        return dispatchersWithHook.contains(id)
-    }
-
-    func dependsOnWaiting(for id: ObjectIdentifier) -> Bool {
-        sources.contains { Self.isWaiting($0, for: id) }
-    }
-
-    /// Whether `core` is, or follows through derived values, a combination that waits for
-    /// a recomputation after the current reduce of the dispatcher `id`.
-    private static func isWaiting(_ core: ObserverCore, for id: ObjectIdentifier) -> Bool {
+    /// The level of the combination `core` is, or is derived from through `map` and the
+    /// like (0 for none).
+    private static func level(of core: ObserverCore) -> Int {
         var core = core
         // `upstream` is set once, before a core is shared.
         while let source = core.upstream?.source {
-            if let combination = source as? any CombinationNode {
-                return combination.isWaitingForHook(of: id) || combination.dependsOnWaiting(for: id)
+            if let combination = source as? Combination {
+                return combination.level
             }
-            guard let next = source as? ObserverCore else {
-                return false
-            }
+            guard let next = source as? ObserverCore else { return 0 }
             core = next
         }
-        return false
+        return 0
     }
 
-    /// Becomes the drainer, or leaves the work to the one there is. The drainer reads the
-    /// sources and sets the derived core until no trigger came since its last read.
-    /// `dispatcher`: the trigger's current dispatcher, whose mutex the reads hold (this
-    /// thread may hold it already).
-    private func drain(readingIn dispatcher: Dispatcher) {
-        if !drainState.compareExchange(expected: 0, desired: 1) {
-            // A drainer runs: have it read again. (It may have just gone idle: then retry.)
-            while true {
-                let state = drainState.load()
-                if state == 2 || (state == 1 && drainState.compareExchange(expected: 1, desired: 2)) {
-                    return
-                }
-                if state == 0 && drainState.compareExchange(expected: 0, desired: 1) {
-                    break
-                }
-            }
-        }
-        while true {
-            update(&lastVersions, dispatcher)
-            if drainState.compareExchange(expected: 1, desired: 0) {
-                return
-            }
-            // A trigger came meanwhile (state 2): read again.
-            drainState.store(1)
-        }
-    }
-
-    /// Runs `body` holding `dispatcher`'s mutex (when this thread does not hold it
-    /// already), so that no dispatch of it is halfway through a reduce meanwhile.
+    /// A source changed: recompute after the current reduce if this thread is dispatching
+    /// (the dispatcher, or the current one), else now, as a dispatch of its own.
     @usableFromInline
-    static func withDispatchesPaused<Result>(of dispatcher: Dispatcher, _ body: () -> Result) -> Result {
-        let mutex = dispatcher.mutex
-        if mutex.isHeldByCurrentThread {
-            return body()
+    func sourceChanged() {
+        if dispatcher.mutex.isHeldByCurrentThread {
+            if !state.isPending {
+                state.isPending = true
+                dispatcher.recomputeAfterThisReduceLocked(self)
+            }
+            return
         }
-        mutex.lock()
-        defer { mutex.unlock() }
-        return body()
+        let current = Dispatcher.current
+        if current !== dispatcher && current.mutex.isHeldByCurrentThread {
+            current.recomputeAfterThisReduceLocked(self)
+            return
+        }
+        dispatcher.recomputeAsDispatch(self)
     }
-}
 
-/// What a combination tells the combinations made from it (see `Combination.runHook`).
-protocol CombinationNode: AnyObject {
-    /// Whether it waits for a recomputation after the current reduce of dispatcher `id`.
-    func isWaitingForHook(of id: ObjectIdentifier) -> Bool
-    /// Whether one of the combinations it is computed from does.
-    func dependsOnWaiting(for id: ObjectIdentifier) -> Bool
+    /// `source`'s value; adds its version to `versionSum`.
+    @inlinable
+    static func read<SourceElement>(_ source: ValueCore<SourceElement>, _ versionSum: inout UInt64) -> SourceElement {
+        let (value, version) = source.snapshot()
+        versionSum &+= version
+        return value
+    }
+
+    /// `source`'s value; appends its version to `versions`: the first read, which each
+    /// source's observation starts after.
+    @inlinable
+    static func read<SourceElement>(_ source: ValueCore<SourceElement>, _ versions: inout [UInt64]) -> SourceElement {
+        let (value, version) = source.snapshot()
+        versions.append(version)
+        return value
+    }
+
+    /// Reads the sources and sets the derived core if one moved. Called by a dispatcher
+    /// with its mutex held (this one's, or the current one's, then taking this one's too).
+    func recomputeLocked() {
+        if dispatcher.mutex.isHeldByCurrentThread {
+            state.isPending = false
+        }
+        // The derived core retained for the recomputation, if it is still alive.
+        guard let derived = derived.liveStore() else { return }
+        dispatcher.withDispatchesPaused {
+            update(&state.lastVersionSum, unsafeDowncast(derived, to: ObserverCore.self))
+        }
+    }
 }
 
 extension ValueCore {
@@ -206,82 +141,39 @@ extension ValueCore {
         transform: @escaping @Sendable (repeat each SourceElement) -> Element
     ) -> ValueCore<Element> {
         let cores = (repeat each sources)
-        // Reads every source's value, notes its version in `lastVersions`, and sets
-        // `changed` if one moved. Runs holding the dispatcher's mutex outside a dispatch;
-        // `transform`, which is the caller's code, runs after it, without that mutex.
-        let read: @Sendable (inout [UInt64], inout Bool) -> (repeat each SourceElement) = {
-            lastVersions, changed in
-            var index = 0
-            // No tuple of snapshots: a tuple of a pack is made at run time, at each read.
-            return (repeat readSource(each cores, &lastVersions, &index, &changed))
-        }
         var sourceCores: [ObserverCore] = []
         for source in repeat each sources {
             sourceCores.append(source)
         }
-        // No version is `.max`, so the first read sees every source as moved.
-        var versions = [UInt64](repeating: .max, count: sourceCores.count)
-        var changed = false
-        let first = Combination.withDispatchesPaused(of: .current) { read(&versions, &changed) }
-        let derived = ValueCore(transform(repeat each first))
-        let combination = Combination(sources: sourceCores, versions: versions) {
-            [weak derived] lastVersions, dispatcher in
-            var changed = false
-            let values = Combination.withDispatchesPaused(of: dispatcher) { read(&lastVersions, &changed) }
-            if changed, let derived {
-                derived.set(transform(repeat each values))
+        let dispatcher = Dispatcher.current
+        var versions: [UInt64] = []
+        let first = dispatcher.withDispatchesPaused { (repeat Combination.read(each sources, &versions)) }
+        let derived = ValueCore(transform(repeat each first), isDerived: true)
+        let combination = Combination(
+            dispatcher: dispatcher, sources: sourceCores, versionSum: versions.reduce(0, &+), derived: derived
+        ) { lastVersionSum, derived in
+            // Every source's value, and the sum of their versions. No tuple of snapshots: a
+            // tuple of a pack is made at run time, at each read.
+            var versionSum: UInt64 = 0
+            let values = (repeat Combination.read(each cores, &versionSum))
+            if versionSum != lastVersionSum {
+                lastVersionSum = versionSum
+                // The core this closure is made for (see `Combination.derived`).
+                unsafeDowncast(derived, to: ValueCore<Element>.self).set(transform(repeat each values))
             }
         }
         var observations: [Dust] = []
-        var index = 0
         for source in repeat each sources {
             // A change since the first read is delivered at once, and triggers a read.
-            observations.append(source.observeForCombination(after: versions[index], combination))
-            index += 1
+            observations.append(source.observeForCombination(after: versions[observations.count], combination))
         }
-        derived.hold(combination, observations: observations)
+        derived.hold(upstream: Dust.cleaningAll(observations), source: combination)
         return derived
-    }
-
-    /// `source`'s value; notes its version at `index` of `lastVersions`, and whether it
-    /// moved, and steps `index` on.
-    @inlinable
-    static func readSource<SourceElement>(
-        _ source: ValueCore<SourceElement>, _ lastVersions: inout [UInt64], _ index: inout Int, _ changed: inout Bool
-    ) -> SourceElement {
-        let (value, version) = source.snapshotForCombination()
-        if lastVersions[index] != version {
-            lastVersions[index] = version
-            changed = true
-        }
-        index += 1
-        return value
-    }
-
-    /// The value and its version (`snapshot()`), for the inlinable `combining`.
-    @usableFromInline
-    func snapshotForCombination() -> (value: Element, version: UInt64) {
-        snapshot()
     }
 
     /// Observes the changes after `version` for `combination`: each one triggers a read.
     @usableFromInline
     func observeForCombination(after version: UInt64, _ combination: Combination) -> Dust {
         observe(on: .current, after: version) { _ in combination.sourceChanged() }
-    }
-
-    /// Makes this core a combined one: it holds `combination` (which holds the sources) and
-    /// cleans `observations` (of the sources) when it goes; see `hold(upstream:source:)`.
-    @usableFromInline
-    func hold(_ combination: Combination, observations: [Dust]) {
-        let upstream =
-            observations.count == 1
-            ? observations[0]
-            : Dust { [observations] in
-                for observation in observations {
-                    observation.clean()
-                }
-            }
-        hold(upstream: upstream, source: combination)
     }
 }

@@ -15,7 +15,7 @@ final class DispatchLogSubscriber: Dust, @unchecked Sendable {
         StripedLocks.mutex(for: self).withLock { storedHandler }
     }
 
-    override func cleanUp(link _: ObserverLink?) {
+    override func cleanUp(link _: CoreLock?) {
         let handler = StripedLocks.mutex(for: self).withLock {
             defer { storedHandler = nil }
             return storedHandler

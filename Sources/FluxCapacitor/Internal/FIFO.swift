@@ -129,7 +129,6 @@ extension FIFO {
         }
     }
     #else
-    @inline(__always)
     func _checkInvariants() {}
     #endif
 }

@@ -1,75 +1,71 @@
 public import CFluxCapacitorShims
 
-/// A mutex that knows which thread holds it (see `cflux_mutex` in the C shims).
+/// A mutex that knows which thread holds it (`cflux_mutex` in the C shims: a futex mutex on
+/// Linux, `os_unfair_lock` on Apple platforms), in an object of its own.
 ///
-/// The library uses pthread mutexes rather than `Synchronization.Mutex` because
-/// ThreadSanitizer on Linux does not see `Mutex` (a correct `Mutex`-guarded counter is
-/// reported as a race) and because `Mutex` needs macOS 15 / iOS 18. Knowing the owner lets
-/// a thread that may already hold the lock (the dispatching thread calling back into the
-/// dispatcher) ask without locking, instead of paying for a recursive mutex on every
-/// lock.
+/// Not `Synchronization.Mutex`: ThreadSanitizer on Linux does not see it (a correct
+/// `Mutex`-guarded counter is reported as a race) and it needs macOS 15 / iOS 18. Knowing
+/// the owner lets a thread that may already hold the lock (the dispatching thread calling
+/// back into the dispatcher) ask without locking, instead of paying for a recursive mutex
+/// on every lock.
 ///
-/// A value of this type is a handle: copies share one mutex. The owner calls
-/// ``deallocate()`` exactly once, from its `deinit`.
+/// The mutex lives in the object's own allocation (a `ManagedBuffer`'s element), so that it
+/// has the stable address a futex and `os_unfair_lock` need, and Swift frees it with the
+/// object. Each lock has a place in the library's one lock order (``LockRank``).
 @usableFromInline
-struct Lock: @unchecked Sendable {
-    // Sendable: the pointee is a mutex, made to be shared.
-    @usableFromInline
-    let pointer: UnsafeMutablePointer<cflux_mutex>
+final class Lock: ManagedBuffer<LockRank, cflux_mutex>, MutexHolding {
+    // Not `Sendable`, as no `ManagedBuffer` is: the classes that hold one are (each says
+    // what its lock guards), and a mutex is made to be shared.
 
+    /// Makes an unlocked mutex of `rank`.
     @usableFromInline
-    init() {
-        guard let pointer = cflux_mutex_create() else {
-            fatalError("FluxCapacitor could not make a mutex: pthread_mutex_init or malloc failed.")
-        }
-        self.pointer = pointer
+    static func make(_ rank: LockRank) -> Lock {
+        let lock = unsafeDowncast(create(minimumCapacity: 1) { _ in rank }, to: Lock.self)
+        cflux_mutex_init(lock.mutex)
+        return lock
     }
 
-    /// A lock whose mutex was made elsewhere (`makeWithAtomicWord()`).
-    @usableFromInline
-    init(pointer: UnsafeMutablePointer<cflux_mutex>) {
-        self.pointer = pointer
+    deinit {
+        cflux_mutex_deinit(mutex)
     }
 
-    /// A lock and an atomic word in one allocation, for a value core (its lock and round
-    /// word): one malloc, and 32 bytes, fewer than `Lock()` and `AtomicWord()` apart. Free
-    /// them with `deallocateWithAtomicWord()`, never with either `deallocate()`.
-    @usableFromInline
-    static func makeWithAtomicWord() -> (lock: Lock, word: AtomicWord) {
-        var word: UnsafeMutablePointer<cflux_atomic_word>?
-        guard let mutex = cflux_mutex_with_word_create(&word), let word else {
-            fatalError("FluxCapacitor could not make a mutex: pthread_mutex_init or malloc failed.")
-        }
-        return (Lock(pointer: mutex), AtomicWord(pointer: word))
-    }
-
-    /// The word made with this lock by `makeWithAtomicWord()` (only for such a lock): a
-    /// value core finds its round word so, without a field of its own for it.
+    /// The mutex, at the buffer's stable address (valid while the lock lives).
     @inlinable
-    var atomicWordBeside: AtomicWord {
-        AtomicWord(pointer: cflux_word_beside_mutex(pointer))
-    }
+    var mutex: UnsafeMutablePointer<cflux_mutex> { withUnsafeMutablePointerToElements { $0 } }
 
-    /// Frees a lock made by `makeWithAtomicWord()`, and its word.
-    @usableFromInline
-    func deallocateWithAtomicWord() {
-        cflux_mutex_with_word_destroy(pointer)
+    @inlinable
+    var rank: LockRank {
+        header
     }
+}
 
+/// What a `Lock`, a value core's `CoreLock` and a striped mutex share: a mutex at a stable
+/// address, and its place in the lock order.
+@usableFromInline
+protocol MutexHolding {
+    /// The mutex, at an address that stays put while its holder lives.
+    var mutex: UnsafeMutablePointer<cflux_mutex> { get }
+    /// Its place in the lock order.
+    var rank: LockRank { get }
+}
+
+extension MutexHolding {
     @inlinable
     func lock() {
-        cflux_mutex_lock(pointer)
+        LockRank.willTake(self)
+        cflux_mutex_lock(mutex)
     }
 
     @inlinable
     func unlock() {
-        cflux_mutex_unlock(pointer)
+        cflux_mutex_unlock(mutex)
+        LockRank.didRelease(self)
     }
 
     /// Whether the calling thread holds the lock. Cheap, and never blocks.
     @inlinable
     var isHeldByCurrentThread: Bool {
-        cflux_mutex_is_held_by_current_thread(pointer)
+        cflux_mutex_is_held_by_current_thread(mutex)
     }
 
     @inlinable
@@ -78,11 +74,78 @@ struct Lock: @unchecked Sendable {
         defer { unlock() }
         return try body()
     }
+}
 
-    @usableFromInline
-    func deallocate() {
-        cflux_mutex_destroy(pointer)
+/// The library's one lock order: a thread takes a lock only while every lock it holds
+/// ranks lower, so that no two threads can each wait for a lock the other holds.
+/// Internal/README.md ("Lock order") says what runs under each. Built with
+/// `FLUXCAPACITOR_INTERNAL_CHECKS`, every lock and unlock is checked against it and a lock
+/// taken out of order stops the program naming both locks; otherwise the checks are empty
+/// and cost nothing.
+@usableFromInline
+enum LockRank: UInt8, Sendable {
+    /// A dispatcher's `mutex`, held for a whole dispatch: `reduce(with:)`, `.current`
+    /// observers and dispatch-log subscribers (user code) run under it, so every other
+    /// lock may be taken inside it. A dispatch may dispatch to another dispatcher, so two
+    /// dispatchers' mutexes may nest (in either order: keep such dispatches one-way).
+    case dispatcher = 1
+    /// `InFlightTasks`' table of running tasks; a task is marked cancelled under it.
+    case inFlightTasks
+    /// A `StoreRegistry`'s table of stores (taken with the dispatcher's mutex held).
+    case registry
+    /// A value core's lock (`CoreLock`): the machine's bookkeeping, never held while
+    /// observers run (except by `Variable.update(_:)`'s closure, which must not reach other
+    /// values).
+    case valueCore
+    /// A striped mutex (`StripedLocks`): a dust's state, a mailbox's queue, a scoped
+    /// observation's dust.
+    case striped
+    /// A `DustBuster`'s bag of dusts (inserted into while the dust's striped mutex is held).
+    case dustBuster
+    /// The table of the dispatchers alive (`LiveDispatchers`), which
+    /// `Dispatcher.isDispatchingOnThisThread` walks: a few loads, no other lock inside.
+    case liveDispatchers
+
+    /// How a failure names a lock of this rank.
+    var name: String {
+        switch self {
+        case .dispatcher: "a dispatcher's mutex"
+        case .inFlightTasks: "an InFlightTasks' table lock"
+        case .registry: "a store registry's lock"
+        case .valueCore: "a value core's lock"
+        case .striped: "a striped mutex (a dust's or a mailbox's state)"
+        case .dustBuster: "a DustBuster's lock"
+        case .liveDispatchers: "the table of live dispatchers' lock"
+        }
     }
+
+    #if FLUXCAPACITOR_INTERNAL_CHECKS
+    /// Checks that the calling thread may take `lock` now, and records that it does.
+    @usableFromInline
+    static func willTake(_ lock: some MutexHolding) {
+        let rank = lock.rank
+        let address = UInt(bitPattern: lock.mutex)
+        let conflict = cflux_held_locks_push(address, rank.rawValue, rank == .dispatcher)
+        guard conflict >= 0 else { return }
+        let held = LockRank(rawValue: cflux_held_lock_rank(conflict)).map(\.name) ?? "an unknown lock"
+        preconditionFailure(
+            "FluxCapacitor internal inconsistency (lock order): \(rank.name) (rank \(rank.rawValue)) taken "
+                + "while holding \(held) (rank \(cflux_held_lock_rank(conflict))). "
+                + "See \"Lock order\" in Sources/FluxCapacitor/Internal/README.md.")
+    }
+
+    /// Records that the calling thread let go of `lock`.
+    @usableFromInline
+    static func didRelease(_ lock: some MutexHolding) {
+        cflux_held_locks_remove(UInt(bitPattern: lock.mutex))
+    }
+    #else
+    @inlinable
+    static func willTake(_: some MutexHolding) {}
+
+    @inlinable
+    static func didRelease(_: some MutexHolding) {}
+    #endif
 }
 
 /// The identity of the calling thread, as a number that is never 0. (`package`, for

@@ -1,5 +1,7 @@
-/// The part of a value core that does not depend on the element type: the lock, the state
-/// machine, the link observers reach it through, and what a derived value holds on to.
+import CFluxCapacitorShims
+
+/// The part of a value core that does not depend on the element type: the lock and round
+/// word, the state machine, the Observation bridge, and what a derived value holds on to.
 /// `DeliveryCore` delivers values of a type to observers; `ValueCore` adds a stored value.
 /// `Internal/README.md` tells how they work together.
 ///
@@ -7,128 +9,228 @@
 /// reaches without knowing the element type, runs no generic code.
 @usableFromInline
 class ObserverCore: @unchecked Sendable {
-    // Sendable: `lock` guards every stored var below, with two exceptions told at
-    // `ValueCoreStateMachine`: while a round runs, its drainer reads the slab's slots
-    // without the lock, and ends an undisturbed round with an atomic compare-and-exchange.
-    // The fields skip the runtime's dynamic exclusivity checks: the lock already
-    // serializes them, and the checks cost more than the rest of a set.
+    // Sendable: `lock` guards every stored var below, with one exception told at `round`:
+    // while a round runs, its drainer reads the slab's slots without the lock.
 
     /// Held only for the machine's bookkeeping, never while observers run, except by
     /// `Variable.update(_:)`, which holds it while the caller's closure changes the value
     /// in place. So a thread that finds it holds the lock on entry is inside such a change,
-    /// and is stopped with a clear message instead of deadlocking.
+    /// and is stopped with a clear message instead of deadlocking. Observers hold it too:
+    /// it is how they reach the core (see `CoreLock`).
     @usableFromInline
-    final let lock: Lock
-    /// The machine's round word, read here by a drainer ending its round without the lock:
-    /// reading it through `machine` would be an access to the machine that races with the
-    /// mutations other threads make under the lock. Found from the lock, which shares its
-    /// allocation (`Lock.makeWithAtomicWord()`): no field of its own.
-    @inlinable
-    final var round: AtomicWord {
-        lock.atomicWordBeside
-    }
-    // Unchecked: `lock` serializes the machine's events; the runtime's check would cost
-    // more than the rest of a set.
+    final let lock = CoreLock.make()
+    // Unchecked: `lock` serializes the machine's events; checked, a set cost 238
+    // instructions instead of 152 and a send 277 instead of 144
+    // (`Benchmarks/instructions --filter set --filter send`).
     @usableFromInline
     @exclusivity(unchecked)
-    final var machine: ValueCoreStateMachine
-    /// What observers reach the core through; detached in `deinit`.
-    @usableFromInline
-    final let link = ObserverLink()
-
-    /// The value's part in Swift's Observation (see `ValueCore`), made by the first read
-    /// through `.value` and never cleared; `nil` while nothing ever read the value that
-    /// way, and then a change skips the registrar entirely.
-    ///
-    /// Why this is safe without a "tracked" flag that changes clear: a read sets it and
-    /// registers with the registrar in one critical section, and a change looks at it in
-    /// the critical section that writes the value. The lock orders the two: if the read
-    /// came first, the change sees the bridge and tells the registrar; if the change came
-    /// first, the read returned the new value, so there was nothing to hear of. So the
-    /// registrar is told of every change after the first read, and a tracker hears each
-    /// one made after Observation installed it. Observation installs a tracker after the
-    /// tracked read: a change in between reaches the registrar before the tracker is
-    /// there, and is not heard, as for an `@Observable` class (ObservationSemanticsTests).
-    /// A flag that each change cleared would be worse: a change between a read and the
-    /// install would clear it, and the next change, after the install, would skip the
-    /// registrar too.
-    ///
-    /// Held retained (released in `deinit`) and used without retaining it again: a change
-    /// runs while its caller holds the core, so the bridge outlives the call, and a retain
-    /// and release per change would add to the cost of every tracked change.
-    // Unmanaged: +1, released in `deinit`. Unchecked: written once under `lock`, read
-    // under it (a change reads it in the critical section that writes the value).
-    @usableFromInline
-    @exclusivity(unchecked)
-    final var observation: Unmanaged<ObservationBridge>?
+    final var machine = ValueCoreStateMachine()
 
     /// For a derived value (`map`, `removeDuplicates()`, a signal's `map`,
     /// `Constant(combining:)`): its observation of its source, cleaned when this core goes,
     /// and the source, which this core keeps alive. Set once, before the core is shared.
-    // Unchecked: set once before the core is shared, then read only by `deinit` and by
-    // combinations walking their sources.
-    @exclusivity(unchecked)
     final var upstream: (observation: Dust, source: AnyObject)?
 
     /// Whether an observation of this core keeps it alive until it is cleaned: derived
-    /// values, which nobody else may hold (those with an `upstream`).
+    /// values, which nobody else may hold (those with an `upstream`). Known when the core is
+    /// made, so that an observe reads a constant (reading `upstream` would be checked for
+    /// exclusivity at run time: observe + clean 7% dearer).
     @usableFromInline
-    final var isKeptAliveByObservers: Bool {
-        upstream != nil
-    }
+    final let isKeptAliveByObservers: Bool
 
     @usableFromInline
-    init() {
-        // One allocation for both (`deallocateWithAtomicWord()` in `deinit`).
-        let (lock, round) = Lock.makeWithAtomicWord()
-        self.lock = lock
-        machine = ValueCoreStateMachine(round: round)
-        link.attach(self)
+    init(isDerived: Bool) {
+        isKeptAliveByObservers = isDerived
+        lock.attach(self)
     }
 
     deinit {
-        observation?.release()
         upstream?.observation.clean()
         // Once detached, no observer is inside `remove(_:)` and none will enter it.
-        link.detach()
-        for reference in machine.removeAllObservers() {
-            ObserverDust.release(reference)
+        lock.detach()
+        for observer in machine.removeAllObservers() {
+            observer.releaseHandler()
         }
-        lock.deallocateWithAtomicWord()
     }
 
-    /// Records a read through `.value`: makes the bridge if this is the first, and tells
-    /// the registrar (which calls no user code and takes no lock of ours). Call with
-    /// `lock` held; keeps it. Only `PrimitiveValue.readNotingObservation()`, the public
-    /// getters' read, calls it (`LibraryReadsTests` checks).
+    // MARK: The round word
+
+    /// Whether a round runs, and who delivers it, in one word that the drainer clears
+    /// without the lock when nobody handed it work (`CoreLock`'s element):
+    /// - 0: no round runs.
+    /// - a thread's identity `T` (its two lowest bits clear, see `cflux_current_thread`): `T`
+    ///   delivers a round, and nothing was handed over to it, so `T` ends the round with one
+    ///   compare-and-exchange (`T` → 0), without the lock (`finishRound()`). (Ending every
+    ///   round under the lock made a set a tenth dearer.)
+    /// - `T | handedOverBit`: `T` delivers a round and was handed work, so its
+    ///   compare-and-exchange fails and it ends the round under the lock (`nextStep`).
+    /// - an observer's address `| loneFirstDeliveryBit`, and no round: the observer's first
+    ///   value is being delivered and nothing else reached the machine since it observed,
+    ///   so its thread ends the first delivery with one compare-and-exchange, without the
+    ///   lock (`deliverFirst`). Any event that finds it ends it first (`roundLocked()`), so
+    ///   that the exchange fails and the observing thread goes on under the lock.
+    ///   (callgrind, observe + clean 30,000: 1,416.3 → 1,310.3 per observer; a word of its
+    ///   own for it would make a live store's value core 16 bytes larger.)
+    ///
+    /// Set under the lock; cleared under the lock, or without it by the drainer from `T` and
+    /// by the observing thread from its lone first delivery. Observers are 16-byte aligned
+    /// and threads' identities 4-byte aligned, so the two bits are free.
     @usableFromInline
-    final func noteReadLocked() {
-        assert(lock.isHeldByCurrentThread)
-        let observation = self.observation ?? makeObservationLocked()
-        // Unretained: this core holds the bridge (+1) until its deinit.
-        observation._withUnsafeGuaranteedRef { $0.access() }
+    static let handedOverBit: UInt = 1
+    @usableFromInline
+    static let loneFirstDeliveryBit: UInt = 2
+
+    /// The round word of `observer`'s lone first delivery.
+    @inlinable
+    static func loneFirstDelivery(of observer: ObserverDust) -> UInt {
+        UInt(bitPattern: ObjectIdentifier(observer)) | loneFirstDeliveryBit
     }
 
-    private final func makeObservationLocked() -> Unmanaged<ObservationBridge> {
-        // +1, held by `observation` until `deinit` releases it.
-        let observation = Unmanaged.passRetained(ObservationBridge())
-        self.observation = observation
-        return observation
+    /// The round as the machine sees it, with the lock held. A running round is flagged
+    /// first (`T` → `T | handedOverBit`), so that its drainer ends it under the lock and
+    /// finds the work this event hands it; a lone first delivery is ended in the word and
+    /// goes on in the machine (`loneFirstDeliveryBecameOrdinary`).
+    @inlinable
+    final func roundLocked() -> ValueCoreStateMachine.Round {
+        assert(lock.isHeldByCurrentThread)
+        let word = lock.loadRound()
+        if word == 0 {
+            return .idle
+        }
+        return roundLockedSlowPath()
+    }
+
+    @usableFromInline
+    final func roundLockedSlowPath() -> ValueCoreStateMachine.Round {
+        while true {
+            // At most three turns: only the lock-free ends change the word meanwhile, and
+            // only to 0.
+            let word = lock.loadRound()
+            if word == 0 {
+                return .idle
+            }
+            if word & Self.loneFirstDeliveryBit != 0 {
+                // Its observing thread may end it meanwhile (word 0): then there is nothing
+                // to keep.
+                if lock.exchangeRound(expected: word, desired: 0) {
+                    machine.loneFirstDeliveryBecameOrdinary(word & ~Self.loneFirstDeliveryBit)
+                }
+                continue
+            }
+            if word & Self.handedOverBit != 0
+                || lock.exchangeRound(expected: word, desired: word | Self.handedOverBit)
+            {
+                return .running(drainer: word & ~Self.handedOverBit)
+            }
+        }
+    }
+
+    // MARK: Waiting for another thread's round
+
+    /// How many times a thread looks at the round word, yielding the processor every eighth
+    /// time, before it stops waiting for another thread's round and hands its value over.
+    @usableFromInline
+    static let looksBeforeHandingOver = 64
+
+    /// With the lock held, for a change on this thread: waits its turn while another thread
+    /// delivers a round (for `looksBeforeHandingOver` looks at most), and returns the round
+    /// as `roundLocked()` does, which stays so while the lock is held.
+    ///
+    /// So a change made while another thread delivers one waits and delivers its own value,
+    /// as behind a plain lock, instead of queueing it for the other thread
+    /// (`Benchmarks/contention`: a set by 4 threads at once, 413 ns → 25 ns). The wait is
+    /// bounded: a round that goes on (a slow observer, or one waiting for this thread) gets
+    /// the value handed over, so that no thread waits for observers for long and two
+    /// threads whose observers set each other's values never deadlock. A change on the
+    /// drainer's own thread (from an observer) never waits: it is handed over, and
+    /// delivered after the current value. A first value being delivered is no round: it is
+    /// not waited for.
+    @inlinable
+    final func waitForTurnLocked() -> ValueCoreStateMachine.Round {
+        assert(lock.isHeldByCurrentThread)
+        if lock.loadRound() == 0 {
+            return .idle
+        }
+        return waitForTurnLockedSlowPath()
+    }
+
+    /// `waitForTurnLocked()` when a round or a first value is being delivered.
+    @usableFromInline
+    final func waitForTurnLockedSlowPath() -> ValueCoreStateMachine.Round {
+        if Self.isRound(lock.loadRound(), of: ThreadID.current) == false {
+            waitForOtherRoundLocked()
+        }
+        return roundLockedSlowPath()
+    }
+
+    /// `waitForTurnLocked()`'s wait: with the lock held on entry and on return.
+    private final func waitForOtherRoundLocked() {
+        let thread = ThreadID.current
+        var looks = 0
+        while looks < Self.looksBeforeHandingOver {
+            lock.unlock()
+            repeat {
+                looks += 1
+                if looks & 7 == 0 {
+                    cflux_yield()
+                }
+            } while Self.isRound(lock.loadRound(), of: thread) == false && looks < Self.looksBeforeHandingOver
+            lock.lock()
+            if Self.isRound(lock.loadRound(), of: thread) != false {
+                return
+            }
+        }
+    }
+
+    /// Whether `word` is a round of `thread` (true), of another thread (false), or no round
+    /// at all (nil).
+    @usableFromInline
+    static func isRound(_ word: UInt, of thread: UInt) -> Bool? {
+        guard word != 0, word & loneFirstDeliveryBit == 0 else { return nil }
+        return word & ~handedOverBit == thread
+    }
+
+    // MARK: Observation and observers
+
+    /// Whether something read the value through `.value`, so that its changes tell
+    /// Observation's registrar (for tests; only a `ValueCore` has a value to read).
+    var hasObservationBridge: Bool {
+        false
     }
 
     /// Takes `observer` out (the machine's `remove` event); returns what the caller lets go
-    /// of once it holds no lock.
-    final func remove(_ observer: ObserverDust) -> ValueCoreStateMachine.RemoveAction {
-        if lock.isHeldByCurrentThread {
-            preconditionFailure(
-                "An observer of a Variable was cleaned while that Variable's value was being changed "
-                    + "in place on the same thread (the closure of `variable.update { }` cleaned it). "
-                    + "Clean it after the update.")
-        }
-        lock.lock()
-        let action = machine.remove(observer, thread: ThreadID.current)
-        machine._checkInvariants()
-        lock.unlock()
+    /// of once it holds no lock. Call with `lock` held; keeps it.
+    final func removeLocked(_ observer: ObserverDust) -> ValueCoreStateMachine.RemoveAction {
+        assert(lock.isHeldByCurrentThread)
+        let action = machine.remove(observer, round: roundLocked(), thread: ThreadID.current)
+        _checkInvariants()
         return action
     }
+}
+
+extension ObserverCore {
+    #if FLUXCAPACITOR_INTERNAL_CHECKS
+    /// The machine's invariants, and the round word's against it: while work is handed over
+    /// the handed-over bit is set (only locked code sets or clears it; an event that handed
+    /// nothing over may have set it too, which costs the drainer a locked end), and a lone
+    /// first delivery has no round and no other first delivery beside it. Call with `lock`
+    /// held.
+    @usableFromInline
+    final func _checkInvariants() {
+        machine._checkInvariants()
+        let word = lock.loadRound()
+        if word & Self.loneFirstDeliveryBit != 0 {
+            precondition(
+                !machine.isHandedOver && machine.firstDeliveries.isEmpty,
+                "ObserverCore: internal inconsistency: a lone first delivery beside a round or another")
+        } else if machine.isHandedOver {
+            precondition(
+                word & Self.handedOverBit != 0,
+                "ObserverCore: internal inconsistency: work handed over without the round word's bit")
+        }
+    }
+    #else
+    @inlinable
+    final func _checkInvariants() {}
+    #endif
 }

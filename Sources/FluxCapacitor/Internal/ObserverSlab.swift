@@ -1,142 +1,139 @@
-/// The observers of one value, in registration order, in a contiguous buffer that a
-/// notification round walks without locking, retaining or allocating.
+/// The observers of a value core in the order they joined: a buffer of slots, each a +1
+/// reference to an observer or empty (`nil`) once it left, walked by rounds without the
+/// lock (`ValueCoreStateMachine.Delivery`). Removing empties the slot, so the observers after
+/// it keep their places; the machine squeezes the holes out (`compact`) when at least half
+/// the slots are empty and no round runs.
 ///
-/// Removal leaves a hole (O(1)); holes are squeezed out when they outnumber the live
-/// observers and no round is running, so observe and clean stay amortized O(1) and the
-/// walk never visits more than twice as many slots as there are observers.
-///
-/// Slots hold +1 references (`Unmanaged.passRetained`). The owner guards the slab with
-/// its lock, except during a round, when only the delivering thread touches it.
+/// The slots and their counts are one `ManagedBuffer` (the counts in its header): a value
+/// with no observer holds no buffer, only `nil`, and the buffer is freed by Swift.
 @usableFromInline
 struct ObserverSlab {
+    /// A +1 reference to an observer, or `nil` for a slot left empty. (`Unmanaged`, so that a
+    /// round reads each slot without retaining the observer: a retain and release per
+    /// observer would cost notify 3,000 about a tenth more.)
     @usableFromInline
     typealias Slot = Unmanaged<ObserverDust>?
-    /// A slot's index as an observer's place keeps it: 4 bytes, so that the place is small
-    /// (`ObserverPlace`). A slab never holds more slots than that counts (`grow()` stops).
+    /// A slot's number. 32 bits, so that an observer's place fits in its record (see
+    /// `ObserverPlace`).
     @usableFromInline
     typealias Index = UInt32
 
-    /// The slots, or `nil` before the first observer. The buffer keeps the slab's counts in
-    /// its first 16 bytes, before the slots (`header(of:)`): so that the slab is one word in
-    /// the value core, which keeps the core within glibc's 112-byte size class (issue 23's
-    /// budget of bytes per live store; three `Int` counts took 24 bytes more).
+    /// The slots, and their counts in the header. Both are reached through their pointers,
+    /// which stay put while the buffer lives: a round walks the slots without the lock, and
+    /// `header` (a class's stored property) would be checked for exclusivity at run time,
+    /// which cost a set a third more (the value core's lock serializes them already).
     @usableFromInline
-    private(set) var base: UnsafeMutablePointer<Slot>?
+    final class Buffer: ManagedBuffer<Counts, Slot> {
+        @inlinable
+        var counts: UnsafeMutablePointer<Counts> { withUnsafeMutablePointerToHeader { $0 } }
+        @inlinable
+        var slots: UnsafeMutablePointer<Slot> { withUnsafeMutablePointerToElements { $0 } }
+    }
 
-    /// Bytes before the slots: the three counts, as `UInt32`s (`grow()` keeps the
-    /// capacity within `Index`), 12 bytes padded to 16, so that the slots that follow are
-    /// aligned on every platform.
+    /// How many slots are used (filled or emptied since the last compaction), how many of
+    /// those hold an observer, and how many there are.
     @usableFromInline
-    static let headerSize = 16
-
-    /// The counts of a buffer (`count`, `live`, `capacity`), before its slots.
-    @inlinable
-    static func header(of base: UnsafeMutablePointer<Slot>) -> UnsafeMutablePointer<Index> {
-        (UnsafeMutableRawPointer(base) - headerSize).assumingMemoryBound(to: Index.self)
+    struct Counts {
+        @usableFromInline
+        var count: Int
+        @usableFromInline
+        var live: Int
+        @usableFromInline
+        var capacity: Int
     }
 
-    /// Slots in use, holes included.
-    @inlinable
-    var count: Int {
-        get { base.map { Int(Self.header(of: $0)[0]) } ?? 0 }
-        // Set only while there is a buffer.
-        set { Self.header(of: base.unsafelyUnwrapped)[0] = Index(truncatingIfNeeded: newValue) }
-    }
-    /// Live observers.
-    @inlinable
-    var live: Int {
-        get { base.map { Int(Self.header(of: $0)[1]) } ?? 0 }
-        set { Self.header(of: base.unsafelyUnwrapped)[1] = Index(truncatingIfNeeded: newValue) }
-    }
-    @inlinable
-    var capacity: Int {
-        get { base.map { Int(Self.header(of: $0)[2]) } ?? 0 }
-        set { Self.header(of: base.unsafelyUnwrapped)[2] = Index(truncatingIfNeeded: newValue) }
-    }
+    @usableFromInline
+    private(set) var buffer: Buffer?
 
     @usableFromInline
     init() {}
 
-    /// Whether `compact` would squeeze out holes worth squeezing.
+    @inlinable
+    var count: Int {
+        buffer?.counts.pointee.count ?? 0
+    }
+
+    @inlinable
+    var live: Int {
+        buffer?.counts.pointee.live ?? 0
+    }
+
+    /// Whether at least half the slots in use are empty (and there are enough of them for
+    /// compacting to be worth it).
     @inlinable
     var isSparse: Bool {
-        count >= 16 && live * 2 < count
+        guard let counts = buffer?.counts.pointee else { return false }
+        return counts.count >= 16 && counts.live * 2 < counts.count
     }
 
-    /// Appends `observer` (retaining it) and returns its slot.
+    /// Puts `observer` in the next slot, holding a +1 reference to it; returns the slot.
     @inlinable
     mutating func append(_ observer: ObserverDust) -> Index {
-        if count == capacity {
+        if buffer == nil || buffer!.counts.pointee.count == buffer!.counts.pointee.capacity {
             grow()
         }
-        // `base` is not nil: `grow()` made room. The slot holds a +1 reference (`Unmanaged`,
-        // so that a round reads slots without retaining), given back by `remove(at:)`.
-        base.unsafelyUnwrapped[count] = .passRetained(observer)
-        count += 1
-        live += 1
+        // `grow()` made room.
+        let buffer = self.buffer!
+        let counts = buffer.counts
+        let slot = counts.pointee.count
+        // The slot holds a +1 reference (given back by `remove(at:)`).
+        buffer.slots[slot] = .passRetained(observer)
+        counts.pointee.count += 1
+        counts.pointee.live += 1
         // Fits: `grow()` keeps the capacity within `Index`.
-        return Index(truncatingIfNeeded: count - 1)
+        return Index(truncatingIfNeeded: slot)
     }
 
-    /// Empties `slot` and returns its reference, for the caller to release.
+    /// Empties `slot` and returns its +1 reference, which the caller now owns.
     @inlinable
     mutating func remove(at slot: Index) -> Unmanaged<ObserverDust> {
         // The caller (the machine) knows `slot` holds an observer (its place says so), so
         // the buffer exists and the slot is filled.
-        let pointer = base.unsafelyUnwrapped
-        let reference = pointer[Int(slot)].unsafelyUnwrapped
-        pointer[Int(slot)] = nil
-        live -= 1
-        if live == 0 {
-            count = 0
+        let buffer = self.buffer!
+        let reference = buffer.slots[Int(slot)]!
+        buffer.slots[Int(slot)] = nil
+        let counts = buffer.counts
+        counts.pointee.live -= 1
+        if counts.pointee.live == 0 {
+            counts.pointee.count = 0
         }
         return reference
     }
 
-    /// Squeezes out holes, keeping order, and calls `moved` with each observer that moved
-    /// and its new slot (the machine, which alone writes an observer's place, tells it).
+    /// Moves the observers to the front, in order, telling `moved` each one's new slot.
     mutating func compact(_ moved: (ObserverDust, Index) -> Void) {
-        guard let pointer = base else {
-            return
-        }
-        var target = 0
+        guard let buffer else { return }
+        let count = buffer.counts.pointee.count
+        let slots = buffer.slots
+        var kept = 0
         for source in 0..<count {
-            guard let reference = pointer[source] else { continue }
-            if source != target {
-                pointer[target] = reference
-                // The slab holds a +1 reference to each observer in it.
-                reference._withUnsafeGuaranteedRef { moved($0, Index(truncatingIfNeeded: target)) }
+            guard let reference = slots[source] else { continue }
+            if source != kept {
+                slots[kept] = reference
+                // Unretained: the slab holds a +1 reference to each observer in it. Retained,
+                // observe + clean cost 1,261 instead of 1,213 per observer (4%, but over its
+                // budget of 1.5× the baseline: `Benchmarks/instructions --filter observeClean`).
+                reference._withUnsafeGuaranteedRef { moved($0, Index(truncatingIfNeeded: kept)) }
             }
-            target += 1
+            kept += 1
         }
-        (pointer + target).update(repeating: nil, count: count - target)
-        count = target
+        (slots + kept).update(repeating: nil, count: count - kept)
+        buffer.counts.pointee.count = kept
     }
 
-    /// Takes every reference out, for the caller to release, and frees the buffer. (Each
-    /// is one of the slab's +1 references, hence `Unmanaged`.)
-    mutating func removeAll() -> [Unmanaged<ObserverDust>] {
-        guard let pointer = base else { return [] }
-        var references: [Unmanaged<ObserverDust>] = []
-        references.reserveCapacity(live)
-        for slot in 0..<count {
-            if let reference = pointer[slot] {
-                references.append(reference)
-            }
-        }
-        pointer.deinitialize(count: capacity)
-        (UnsafeMutableRawPointer(pointer) - Self.headerSize).deallocate()
-        base = nil
-        return references
+    /// Takes every observer out (the caller now owns the slots' references) and lets go of
+    /// the buffer.
+    mutating func removeAll() -> [ObserverDust] {
+        guard let buffer else { return [] }
+        self.buffer = nil
+        return (0..<buffer.counts.pointee.count).compactMap { buffer.slots[$0]?.takeRetainedValue() }
     }
 
-    /// The most slots `_checkInvariants()` looks at.
+    /// The slots `_checkInvariants()` looks at when the slab is checked at every event: all
+    /// of them up to `wholeCheckLimit`, else the first and last 16 and a window of 32 that
+    /// moves with the live count, so that n events cost O(n) checks.
     static let wholeCheckLimit = 64
 
-    /// The slots `_checkInvariants()` looks at, at most ``wholeCheckLimit`` of them: all of
-    /// a slab of up to that many; else its first and last slots (where appends, removals
-    /// and compaction work) and a window placed by the live count, which moves as
-    /// observers come and go, so that a long run looks at every part of the slab.
     static func slotsToCheck(count: Int, live: Int) -> [Range<Int>] {
         guard count > wholeCheckLimit else {
             return [0..<count]
@@ -149,61 +146,57 @@ struct ObserverSlab {
         return [head, start..<(start + 2 * window), tail]
     }
 
+    /// A buffer twice as large (4 slots at first), the slots moved over.
     @usableFromInline
     mutating func grow() {
-        let newCapacity = Swift.max(4, capacity * 2)
+        let old = buffer
+        let oldCapacity = old?.counts.pointee.capacity ?? 0
+        let capacity = Swift.max(4, oldCapacity * 2)
         // (As `UInt`: on 32-bit platforms, watchOS's arm64_32, `Int` cannot hold `Index.max`.)
         precondition(
-            UInt(bitPattern: newCapacity) <= UInt(Index.max),
+            UInt(bitPattern: capacity) <= UInt(Index.max),
             "A value has more than \(UInt(Index.max) / 2 + 1) observers; FluxCapacitor counts observers in 32 bits.")
-        let buffer = UnsafeMutableRawPointer.allocate(
-            byteCount: Self.headerSize + newCapacity * MemoryLayout<Slot>.stride,
-            alignment: Swift.max(MemoryLayout<Index>.alignment, MemoryLayout<Slot>.alignment))
-        let header = buffer.bindMemory(to: Index.self, capacity: 3)
-        let newBase = (buffer + Self.headerSize).bindMemory(to: Slot.self, capacity: newCapacity)
-        let (oldCount, oldLive, oldCapacity) = (count, live, capacity)
-        if let old = base {
-            newBase.moveInitialize(from: old, count: oldCapacity)
-            (UnsafeMutableRawPointer(old) - Self.headerSize).deallocate()
+        let grown = unsafeDowncast(
+            Buffer.create(minimumCapacity: capacity) { _ in
+                Counts(count: old?.counts.pointee.count ?? 0, live: old?.counts.pointee.live ?? 0, capacity: capacity)
+            }, to: Buffer.self)
+        if let old {
+            grown.slots.moveInitialize(from: old.slots, count: oldCapacity)
         }
-        (newBase + oldCapacity).initialize(repeating: nil, count: newCapacity - oldCapacity)
-        header.initialize(to: Index(truncatingIfNeeded: oldCount))
-        (header + 1).initialize(to: Index(truncatingIfNeeded: oldLive))
-        (header + 2).initialize(to: Index(truncatingIfNeeded: newCapacity))
-        base = newBase
+        (grown.slots + oldCapacity).initialize(repeating: nil, count: capacity - oldCapacity)
+        // The old buffer's slots were moved out; it holds no references (`Slot` is trivial).
+        buffer = grown
     }
 }
 
 extension ObserverSlab {
     #if FLUXCAPACITOR_INTERNAL_CHECKS
-    /// Checks the slab's bookkeeping and that each observer knows its slot: compiled in
-    /// only with `FLUXCAPACITOR_INTERNAL_CHECKS` (see `ValueCoreStateMachine`). It runs at
-    /// every event of the value core, so it looks at a bounded number of slots
-    /// (``slotsToCheck(count:live:)``): a slab of up to 64 whole, with its live count; a
-    /// larger one at its two ends and one window that moves as observers come and go.
+    /// Checks the counts and, in the slots `slotsToCheck` names, that each observer knows
+    /// its slot: compiled in only with `FLUXCAPACITOR_INTERNAL_CHECKS`.
     func _checkInvariants() {
+        guard let buffer else { return }
+        let counts = buffer.counts.pointee
         precondition(
-            0 <= live && live <= count && count <= capacity && (base == nil) == (capacity == 0),
-            "ObserverSlab: internal inconsistency: counts (live \(live), count \(count), capacity \(capacity))")
+            0 <= counts.live && counts.live <= counts.count && counts.count <= counts.capacity,
+            "ObserverSlab: internal inconsistency: counts (live \(counts.live), count \(counts.count), "
+                + "capacity \(counts.capacity))")
         var found = 0
-        for range in Self.slotsToCheck(count: count, live: live) {
+        for range in Self.slotsToCheck(count: counts.count, live: counts.live) {
             for slot in range {
-                // `base` is not nil: `count` is at most `capacity`, which is 0 without a buffer.
-                guard let reference = base.unsafelyUnwrapped[slot] else { continue }
+                guard let reference = buffer.slots[slot] else { continue }
                 found += 1
                 // The slab holds a +1 reference to each observer in it.
-                let place = reference._withUnsafeGuaranteedRef { $0.place }
+                let place = reference.takeUnretainedValue().place
                 precondition(
                     place == .inSlab(Index(slot)) || place == .leaving(Index(slot)),
                     "ObserverSlab: internal inconsistency: an observer in slot \(slot) thinks it is \(place)")
             }
         }
         precondition(
-            count > Self.wholeCheckLimit || found == live,
-            "ObserverSlab: internal inconsistency: \(found) observers, \(live) counted")
+            counts.count > Self.wholeCheckLimit || found == counts.live,
+            "ObserverSlab: internal inconsistency: \(found) observers, \(counts.live) counted")
     }
     #else
-    @inline(__always)
     func _checkInvariants() {}
     #endif
 }
@@ -211,3 +204,6 @@ extension ObserverSlab {
 // The slab is owned and guarded by its value core; it is never sent anywhere on its own.
 @available(*, unavailable)
 extension ObserverSlab: Sendable {}
+
+/// Three integers: a plain value.
+extension ObserverSlab.Counts: Sendable {}

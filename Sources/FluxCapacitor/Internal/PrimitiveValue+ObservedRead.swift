@@ -16,7 +16,7 @@ extension PrimitiveValue {
     func readNotingObservation() -> Element {
         core.lockOrTrap()
         core.noteReadLocked()
-        let value = core.storage
+        let value = core.storage.element
         core.lock.unlock()
         return value
     }

@@ -1,5 +1,3 @@
-import CFluxCapacitorShims
-
 /// The type-keyed, weak registry of live stores behind ``Dispatcher``.
 ///
 /// Keys are `ObjectIdentifier`s of store types, never type names, so two modules may
@@ -13,10 +11,11 @@ import CFluxCapacitorShims
 @usableFromInline
 final class StoreRegistry: @unchecked Sendable {
     // Sendable: `mutex` guards `retired` and the creators of `table`. The table's keys and
-    // buffer change only with both `mutex` and the dispatcher's mutex held (`instantiate`
+    // storage change only with both `mutex` and the dispatcher's mutex held (`instantiate`
     // is called with the dispatcher's mutex held), so a dispatch, which holds the
-    // dispatcher's mutex, reads them with no lock of the registry's; store words are
-    // atomics (see StoreTable), which `remove`/`removeAll` change under `mutex` alone.
+    // dispatcher's mutex, reads them with no lock of the registry's; store words and the
+    // retired flag are atomics (see StoreTable), which `remove`/`removeAll` change under
+    // `mutex` alone.
     //
     // A store word that `clear()` takes out must not be let go of while a dispatch on
     // another thread may have loaded it and be about to `swift_tryRetain` it: such words go
@@ -26,29 +25,26 @@ final class StoreRegistry: @unchecked Sendable {
     // without deadlocking. (A retired word keeps only the memory of a store, never its
     // life: the store's deinit runs when its last outside reference goes, as always.)
     //
-    // No user code runs while `mutex` is held. Fields skip the runtime's dynamic
-    // exclusivity checks.
-    private let mutex = Lock()
+    // No user code runs while `mutex` is held.
+    private let mutex = Lock.make(.registry)
     private let dispatcherMutex: Lock
+    // Unchecked: see above; the runtime's check of the table costs more than the lookup
+    // (without it, `instantiate()` of a live store 114 → 199 instructions and a dispatch
+    // 290 → 376: `Benchmarks/instructions --filter dispatch --filter instantiate`).
     @exclusivity(unchecked)
     private var table = StoreTable()
-    @exclusivity(unchecked)
+    /// Words `clear()` took out, for the next holder of the dispatcher's mutex to let go of;
+    /// `table.hasRetired` says whether there are any.
     private var retired: [StoreWord] = []
-    /// 1 while `retired` is not empty: written under `mutex`, read by dispatches (relaxed).
-    private let hasRetired: UnsafeMutablePointer<UInt>
 
     /// A registry whose dispatches hold `dispatcherMutex` (the dispatcher's).
     init(dispatcherMutex: Lock) {
         self.dispatcherMutex = dispatcherMutex
-        hasRetired = .allocate(capacity: 1)
-        hasRetired.initialize(to: 0)
     }
 
     deinit {
-        table.deallocate()
+        // The table lets go of its own words.
         retired.forEach { $0.letGo() }
-        hasRetired.deallocate()
-        mutex.deallocate()
     }
 
     /// The live instance registered under `key` (the `ObjectIdentifier` of its type), read
@@ -72,7 +68,7 @@ final class StoreRegistry: @unchecked Sendable {
     /// only with the dispatcher's mutex held (a dispatch).
     @usableFromInline
     func liveInstanceDispatching(of key: ObjectIdentifier) -> AnyObject? {
-        if _slowPath(cflux_word_load_relaxed(hasRetired) != 0) {
+        if _slowPath(table.hasRetired) {
             letGoOfRetired()
         }
         guard let bucket = table.bucket(of: key) else { return nil }
@@ -92,7 +88,7 @@ final class StoreRegistry: @unchecked Sendable {
         mutex.lock()
         let words = retired
         retired = []
-        cflux_word_store_relaxed(hasRetired, 0)
+        table.hasRetired = false
         mutex.unlock()
         words.forEach { $0.letGo() }
     }
@@ -104,7 +100,7 @@ final class StoreRegistry: @unchecked Sendable {
     /// it may instantiate other stores.
     func instantiate<Store: Storable>(_ type: Store.Type) -> Store {
         assert(dispatcherMutex.isHeldByCurrentThread, "StoreRegistry.instantiate: dispatcher's mutex not held")
-        if cflux_word_load_relaxed(hasRetired) != 0 {
+        if table.hasRetired {
             letGoOfRetired()
         }
         let key = ObjectIdentifier(type)
@@ -176,7 +172,7 @@ final class StoreRegistry: @unchecked Sendable {
             return word
         }
         retired.append(word)
-        cflux_word_store_relaxed(hasRetired, 1)
+        table.hasRetired = true
         return .none
     }
 }

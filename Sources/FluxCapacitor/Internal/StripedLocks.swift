@@ -1,18 +1,28 @@
 import CFluxCapacitorShims
 
-/// A fixed table of mutexes shared by many small objects, so that each ``Dust`` can be
-/// locked without allocating a mutex of its own. An object is mapped to a mutex by its
-/// address; two objects may share one, which is harmless because nobody holds a striped
-/// lock while taking another striped lock.
-///
-/// The table is C's (`cflux_striped_mutexes`), initialized statically: a Swift global
-/// array of `Lock`s cost every lookup a `swift_once` and a bounds check (callgrind, observe
-/// + clean 30,000 1,232.3 -> 1,204.3 per observer; a clean looks two up).
+/// A fixed table of mutexes shared by many small objects, so that each ``Dust`` (and each
+/// mailbox and scoped observation) can be locked without a mutex of its own. An object is
+/// mapped to a mutex by its address; two objects may share one, which is harmless because
+/// nobody holds a striped lock while taking another lock of the library (their rank,
+/// ``LockRank/striped``, is below only the buster's).
 enum StripedLocks {
-    @inline(__always)
-    static func mutex(for object: AnyObject) -> Lock {
+    private static let count = 64
+    /// The 64 mutexes, made once and kept for the life of the process.
+    // Unsafe: never changed after it is made, and a mutex is made to be shared.
+    nonisolated(unsafe) private static let locks = (0..<count).map { _ in Lock.make(.striped) }
+
+    static func mutex(for object: AnyObject) -> StripedMutex {
         let address = UInt(bitPattern: ObjectIdentifier(object))
         // Heap objects are 16-byte aligned: drop the bits that are always zero.
-        return Lock(pointer: cflux_striped_mutex(address >> 4))
+        return StripedMutex(mutex: locks[Int(truncatingIfNeeded: (address >> 4) & UInt(count - 1))].mutex)
+    }
+}
+
+/// One of the striped mutexes.
+struct StripedMutex: MutexHolding {
+    let mutex: UnsafeMutablePointer<cflux_mutex>
+
+    var rank: LockRank {
+        .striped
     }
 }

@@ -29,19 +29,81 @@
 final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Sendable {
     // Sendable: `lock` (in the base class) guards `storage`.
 
-    /// The value. Read and written with `lock` held; `Variable.update(_:)` changes it in
-    /// place between `lockForUpdate()` and `deliverUpdateAndUnlock(_:)`. Exclusivity is
-    /// checked by `lockOrTrap()` rather than by the runtime.
-    // Unchecked: `lock` serializes every access (an update's in-place change included), and
-    // the runtime's check would cost more than the rest of a set.
+    /// The value, and its part in Swift's Observation. Read and written with `lock` held;
+    /// `Variable.update(_:)` changes the value in place between `lockForUpdate()` and
+    /// `deliverUpdateAndUnlock(_:)`. Exclusivity is checked by `lockOrTrap()` rather than
+    /// by the runtime.
+    // Unchecked: `lock` serializes every access (an update's in-place change included);
+    // checked, a set cost 234 instructions instead of 152 and a dispatch 454 instead of 290
+    // (`Benchmarks/instructions --filter set --filter dispatch`).
     @usableFromInline
     @exclusivity(unchecked)
-    var storage: Element
+    var storage: Storage
+
+    /// What `storage` holds.
+    @usableFromInline
+    struct Storage {
+        /// The value.
+        @usableFromInline
+        var element: Element
+        /// The value's part in Swift's Observation, made by the first read through `.value`
+        /// and never cleared; `nil` while nothing ever read the value that way, and then a
+        /// change skips the registrar entirely.
+        ///
+        /// Why this is safe without a "tracked" flag that changes clear: a read sets it and
+        /// registers with the registrar in one critical section, and a change looks at it
+        /// in the critical section that writes the value. The lock orders the two: if the
+        /// read came first, the change sees the bridge and tells the registrar; if the
+        /// change came first, the read returned the new value, so there was nothing to hear
+        /// of. So the registrar is told of every change after the first read, and a tracker
+        /// hears each one made after Observation installed it. Observation installs a
+        /// tracker after the tracked read: a change in between reaches the registrar before
+        /// the tracker is there, and is not heard, as for an `@Observable` class
+        /// (ObservationSemanticsTests). A flag that each change cleared would be worse: a
+        /// change between a read and the install would clear it, and the next change, after
+        /// the install, would skip the registrar too.
+        ///
+        /// Held retained (+1, released in `deinit`) and used without retaining it again
+        /// (`withBridge`).
+        @usableFromInline
+        var observation: Unmanaged<ObservationBridge>?
+
+        @usableFromInline
+        init(element: Element) {
+            self.element = element
+        }
+    }
 
     @usableFromInline
-    init(_ value: Element) {
-        storage = value
-        super.init()
+    init(_ value: Element, isDerived: Bool = false) {
+        storage = Storage(element: value)
+        super.init(isDerived: isDerived)
+    }
+
+    deinit {
+        storage.observation?.release()
+    }
+
+    override var hasObservationBridge: Bool {
+        lock.withLock { storage.observation != nil }
+    }
+
+    /// Records a read through `.value`: makes the bridge if this is the first, and tells
+    /// the registrar (which calls no user code and takes no lock of ours). Call with
+    /// `lock` held; keeps it. Only `PrimitiveValue.readNotingObservation()`, the public
+    /// getters' read, calls it (`LibraryReadsTests` checks).
+    @usableFromInline
+    func noteReadLocked() {
+        assert(lock.isHeldByCurrentThread)
+        (storage.observation ?? makeObservationLocked()).withBridge { $0.access() }
+    }
+
+    private func makeObservationLocked() -> Unmanaged<ObservationBridge> {
+        assert(lock.isHeldByCurrentThread)
+        // +1, held by `storage.observation` until `deinit` releases it.
+        let observation = Unmanaged.passRetained(ObservationBridge())
+        storage.observation = observation
+        return observation
     }
 
     // MARK: Value
@@ -49,41 +111,50 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// Sets the value. If it was ever read through `.value`, the registrar hears of the
     /// change (`setTellingObservationAndUnlock`).
     ///
-    /// The walk of a set (`Internal/README.md`): this, the machine's `change`, and on this
-    /// thread `deliverRound`, which calls each observer's handler.
+    /// The walk of a set (`Internal/README.md`): this, `deliverChangeAndUnlock` and the
+    /// machine's `change`, and on this thread `deliverRound`, which calls each observer's
+    /// handler.
     @inlinable
     func set(_ newValue: Element) {
         var replaced = newValue
-        // `lockOrTrap()`, written out so that the walk stays short.
         if lock.isHeldByCurrentThread {
             accessedWhileBeingModified()
         }
         lock.lock()
-        if let observation {
-            setTellingObservationAndUnlock(&replaced, observation)
+        if lock.loadRound() == 0 && storage.observation == nil {
+            // The usual set: no round runs, and nothing read the value through `.value`.
+            swap(&storage.element, &replaced)
+            deliverChangeAndUnlock(storage.element, round: .idle)
         } else {
-            swap(&storage, &replaced)
-            deliverChangeAndUnlock(storage)
+            setAndUnlock(&replaced)
         }
         // The old value goes here, after the unlock: its deinit may reach this value.
         withExtendedLifetime(replaced) {}
     }
 
-    /// `set` of a value that was read through `.value`: the registrar hears `willSet`
-    /// before the change (without the lock, since trackers run there and may read the
-    /// value) and `didSet` after the observers of this round ran. Call with `lock` held;
-    /// unlocks. `newValue` is swapped for the value it replaces.
+    /// `set` when a round or a first value is being delivered, or when the value was read
+    /// through `.value`: waits its turn behind another thread's round (`waitForTurnLocked`),
+    /// and tells the registrar `willSet` before the change (without the lock, since
+    /// trackers run there and may read the value) and `didSet` after the observers of this
+    /// round ran. Call with `lock` held; unlocks. `newValue` is swapped for the value it
+    /// replaces.
+    // Always inlined: left to the optimizer, a set of a value read through `.value` cost
+    // 646 instead of 618 instructions (4.5%, and 5.6% over that row before issue 33; issue
+    // 33 allows 5%): `Benchmarks/instructions --filter setOfReadValue`.
     @inlinable
-    func setTellingObservationAndUnlock(_ newValue: inout Element, _ observation: Unmanaged<ObservationBridge>) {
+    @inline(__always)
+    func setAndUnlock(_ newValue: inout Element) {
         assert(lock.isHeldByCurrentThread)
-        lock.unlock()
-        // Unretained: the core holds the bridge (+1) until its deinit, and this call holds
-        // the core.
-        observation._withUnsafeGuaranteedRef { $0.willSet() }
-        lockOrTrap()
-        swap(&storage, &newValue)
-        deliverChangeAndUnlock(storage)
-        observation._withUnsafeGuaranteedRef { $0.didSet() }
+        let observation = storage.observation
+        if let observation {
+            lock.unlock()
+            observation.withBridge { $0.willSet() }
+            lock.lock()
+        }
+        let round = waitForTurnLocked()
+        swap(&storage.element, &newValue)
+        deliverChangeAndUnlock(storage.element, round: round)
+        observation?.withBridge { $0.didSet() }
     }
 
     /// The value, for the library's own reads: a derived value comparing with what it
@@ -98,38 +169,55 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     @inlinable
     func read() -> Element {
         lockOrTrap()
-        let value = storage
+        let value = storage.element
         lock.unlock()
         return value
     }
 
-    /// Locks for a change of `storage` (a set, or `Variable.update(_:)`'s change in place),
-    /// which `deliverUpdateAndUnlock(_:)` ends. Returns the bridge to Observation if the
-    /// value was ever read through `.value`, after telling its registrar `willSet`.
+    /// Locks for a change of `storage` in place (`Variable.update(_:)`), which
+    /// `deliverUpdateAndUnlock(_:)` ends; waits its turn as a set does (`waitForTurnLocked()`).
+    /// Returns the bridge to Observation if the value was ever read through `.value`, after
+    /// telling its registrar `willSet`.
     @inlinable
-    func lockForUpdate() -> Unmanaged<ObservationBridge>? {
-        lockOrTrap()
-        guard let observation else {
+    func lockForUpdate() -> Update {
+        if lock.isHeldByCurrentThread {
+            accessedWhileBeingModified()
+        }
+        lock.lock()
+        let round = waitForTurnLocked()
+        guard let observation = storage.observation else {
             // Nothing read the value through `.value` yet, and nothing can until the
             // change ends: reads need the lock.
-            return nil
+            return Update(observation: nil, round: round)
         }
         lock.unlock()
-        // Unretained: the core holds the bridge (+1) until its deinit, and the caller holds
-        // the core.
-        observation._withUnsafeGuaranteedRef { $0.willSet() }
-        lockOrTrap()
-        return observation
+        observation.withBridge { $0.willSet() }
+        lock.lock()
+        return Update(observation: observation, round: waitForTurnLocked())
+    }
+
+    /// What `lockForUpdate()` found, for `deliverUpdateAndUnlock(_:)`.
+    @usableFromInline
+    struct Update {
+        @usableFromInline
+        let observation: Unmanaged<ObservationBridge>?
+        @usableFromInline
+        let round: ValueCoreStateMachine.Round
+
+        @inlinable
+        init(observation: Unmanaged<ObservationBridge>?, round: ValueCoreStateMachine.Round) {
+            self.observation = observation
+            self.round = round
+        }
     }
 
     /// Ends a change begun with `lockForUpdate()`: delivers the new value, unlocks, and
-    /// tells the registrar `didSet` if `lockForUpdate()` returned a bridge.
+    /// tells the registrar `didSet` if `lockForUpdate()` found a bridge.
     @inlinable
-    func deliverUpdateAndUnlock(_ observation: Unmanaged<ObservationBridge>?) {
+    func deliverUpdateAndUnlock(_ update: Update) {
         assert(lock.isHeldByCurrentThread)
-        deliverChangeAndUnlock(storage)
-        // Unretained: as in `lockForUpdate()`.
-        observation?._withUnsafeGuaranteedRef { $0.didSet() }
+        deliverChangeAndUnlock(storage.element, round: update.round)
+        update.observation?.withBridge { $0.didSet() }
     }
 
     /// Locks `lock`; traps if this thread already holds it, which only a change inside
@@ -151,11 +239,17 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
                 + "with `variable.value.method()`, which holds no lock while the method runs.")
     }
 
-    /// The value and its version, read together.
+    /// The value and its version, read together. (The lock taken here, not through
+    /// `lockOrTrap()`: combined values read their sources unspecialized, from inside a
+    /// pack expansion, where that is a call of its own.)
+    @inlinable
     func snapshot() -> (value: Element, version: UInt64) {
-        lockOrTrap()
+        if lock.isHeldByCurrentThread {
+            accessedWhileBeingModified()
+        }
+        lock.lock()
         defer { lock.unlock() }
-        return (storage, machine.version)
+        return (storage.element, machine.version)
     }
 
     // MARK: Observers
@@ -175,12 +269,13 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// Observes every value set after `version` (from a `snapshot()`): nothing at first if
     /// the value has not changed since, else the latest value first. So a caller that
     /// read a snapshot and then observes misses nothing and sees nothing twice.
+    @usableFromInline
     func observe(
         on queue: ExecuteQueue,
         after version: UInt64,
         changes: @escaping @Sendable (Element) -> Void
     ) -> Record {
-        let record = Record.make(link: link, queue: queue, handler: changes)
+        let record = Record.make(link: lock, queue: queue, handler: changes)
         lockOrTrap()
         observeAndUnlock(record, wantsFirst: version != machine.version)
         return record
@@ -191,10 +286,15 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     @inlinable
     func observeAndUnlock(_ record: Record, wantsFirst: Bool) {
         assert(lock.isHeldByCurrentThread)
-        let action = machine.observe(record, wantsFirst: wantsFirst, thread: ThreadID.current)
-        if action == .nothing {
+        let action = machine.observe(record, wantsFirst: wantsFirst, round: roundLocked(), thread: ThreadID.current)
+        switch action {
+        case .nothing:
+            _checkInvariants()
             lock.unlock()
-        } else {
+        case .deliverLoneFirstValue:
+            lock.storeRound(Self.loneFirstDelivery(of: record))
+            deliverFirstValueAndUnlock(record, action)
+        case .deliverFirstValue, .deliverFirstValueInOwnRound:
             deliverFirstValueAndUnlock(record, action)
         }
     }
@@ -206,16 +306,16 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     @inlinable
     func deliverFirstValueAndUnlock(_ record: Record, _ action: ValueCoreStateMachine.ObserveAction) {
         assert(lock.isHeldByCurrentThread)
-        let first = storage
-        machine._checkInvariants()
+        let first = storage.element
+        _checkInvariants()
         lock.unlock()
         guard let handler = record.handler else {
             preconditionFailure("FluxCapacitor internal inconsistency: a new observer without a handler")
         }
-        if action == .deliverFirstValue {
-            deliverFirst(first, to: record, handler: handler)
-        } else {
+        if action == .deliverFirstValueInOwnRound {
             handler(first)
+        } else {
+            deliverFirst(first, to: record, handler: handler)
         }
     }
 }
@@ -241,39 +341,41 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     @usableFromInline
     typealias Record = ObserverRecord<Element>
 
+    /// A core of values; a derived one (`isDerived`) is kept alive by its observations.
     @usableFromInline
-    override init() {
-        super.init()
+    override init(isDerived: Bool = false) {
+        super.init(isDerived: isDerived)
     }
 
     // MARK: Changes
 
     /// Delivers `value` (stored already, or sent) as the machine's `change` says: as a
     /// round on this thread, or handed over to the round that runs. Call with `lock`
-    /// held; unlocks.
+    /// held, after `waitForTurnLocked()` found `round`; unlocks.
+    // Always inlined: left to the optimizer, a set cost 176 instead of 152 instructions and
+    // a dispatch 314 instead of 290: `Benchmarks/instructions --filter set --filter dispatch`.
     @inlinable
-    final func deliverChangeAndUnlock(_ value: Element) {
+    @inline(__always)
+    final func deliverChangeAndUnlock(_ value: Element, round: ValueCoreStateMachine.Round) {
         assert(lock.isHeldByCurrentThread)
-        switch machine.change(value, thread: ThreadID.current) {
+        let thread = ThreadID.current
+        switch machine.change(value, round: round, thread: thread) {
         case .deliverRound(let delivery):
+            lock.storeRound(thread)
             lock.unlock()
             deliverRound(value, to: delivery)
             finishRound()
         case .handedOver:
-            machine._checkInvariants()
+            _checkInvariants()
             lock.unlock()
         }
     }
 
     /// Delivers `value` to every observer, without storing it: what a ``Sink`` sends.
-    /// Never inlined: as a function of its own (specialized for the element type) it
-    /// inlines the C shim's lock, which LLVM left as a call when `send` was inlined into
-    /// the caller (callgrind, send to one observer 163 -> 160, a set's count is 162).
     @inlinable
-    @inline(never)
     final func send(_ value: Element) {
         lock.lock()
-        deliverChangeAndUnlock(value)
+        deliverChangeAndUnlock(value, round: waitForTurnLocked())
     }
 
     /// A value the machine held (handed over, or queued behind a first value), back as the
@@ -296,8 +398,8 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     ) -> Record {
         let record = makeRecord(on: queue, changes: changes)
         lock.lock()
-        _ = machine.observe(record, wantsFirst: false, thread: ThreadID.current)
-        machine._checkInvariants()
+        _ = machine.observe(record, wantsFirst: false, round: roundLocked(), thread: ThreadID.current)
+        _checkInvariants()
         lock.unlock()
         return record
     }
@@ -306,7 +408,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// (`isKeptAliveByObservers`), its handler holds the core until the observer is cleaned.
     @inlinable
     final func makeRecord(on queue: ExecuteQueue, changes: @escaping @Sendable (Element) -> Void) -> Record {
-        Record.make(link: link, queue: queue, handler: isKeptAliveByObservers ? keepingSelfAlive(changes) : changes)
+        Record.make(link: lock, queue: queue, handler: isKeptAliveByObservers ? keepingSelfAlive(changes) : changes)
     }
 
     /// `changes`, holding this core until the observer lets go of it (when cleaned): how an
@@ -336,7 +438,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     @inlinable
     final func deliverFirst(_ first: Element, to record: Record, handler: @escaping @Sendable (Element) -> Void) {
         handler(first)
-        if round.compareExchange(expected: ValueCoreStateMachine.loneFirstDelivery(of: record), desired: 0) {
+        if lock.exchangeRound(expected: Self.loneFirstDelivery(of: record), desired: 0) {
             return
         }
         continueFirstDelivery(to: record, handler: handler)
@@ -348,15 +450,13 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     final func continueFirstDelivery(to record: Record, handler: @escaping @Sendable (Element) -> Void) {
         repeat {
             lock.lock()
-            machine._checkInvariants()
+            _checkInvariants()
         } while carryOutAndUnlock(machine.nextOfFirstDelivery(record), for: record, handler: handler)
     }
 
     /// Carries out the machine's `nextOfFirstDelivery` action. Call with `lock` held;
     /// unlocks. Returns whether the first delivery goes on. (A function of its own so that
     /// the value in `action` is let go of when it returns, before the caller locks again.)
-    /// Inlined: as a call of its own it cost observe + clean 3 instructions more.
-    @inline(__always)
     private final func carryOutAndUnlock(
         _ action: consuming ValueCoreStateMachine.NextOfFirstDeliveryAction, for record: Record,
         handler: @escaping @Sendable (Element) -> Void
@@ -385,8 +485,9 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
 
     // MARK: Rounds
 
-    /// Calls every observer of `delivery` with `value`, on its queue. Always inlined: as a
-    /// call of its own it cost a dispatch 20 instructions more (callgrind, 399 -> 419).
+    /// Calls every observer of `delivery` with `value`, on its queue.
+    // Always inlined: left to the optimizer, a set cost 174 instead of 152 instructions and
+    // a send 168 instead of 144: `Benchmarks/instructions --filter set --filter send`.
     @inlinable
     @inline(__always)
     final func deliverRound(_ value: Element, to delivery: ValueCoreStateMachine.Delivery) {
@@ -394,10 +495,12 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
             deliverRoundBesideFirstDeliveries(value, to: delivery)
             return
         }
-        guard let slots = delivery.slots else { return }
-        for slot in 0..<delivery.count {
+        guard var slot = delivery.slots else { return }
+        let end = slot + delivery.count
+        while slot < end {
+            defer { slot += 1 }
             // Re-read each slot: an observer may have cleaned a later one.
-            if let reference = slots[slot] {
+            if let reference = slot.pointee {
                 // Unretained: the slab holds a +1 reference to each observer in it, and
                 // only this thread (the drainer) takes one out during the round, after
                 // its call. Every observer in this core's slab is a `Record`.
@@ -423,7 +526,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
                 let record = unsafeDowncast($0, to: Record.self)
                 lock.lock()
                 let action = machine.reach(ObjectIdentifier(record), with: waiting)
-                machine._checkInvariants()
+                _checkInvariants()
                 lock.unlock()
                 switch action {
                 case .deliver: record.handler?(value)
@@ -437,7 +540,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// that nobody disturbed ends with one compare-and-exchange, without the lock.
     @inlinable
     final func finishRound() {
-        if round.compareExchange(expected: ThreadID.current, desired: 0) {
+        if lock.exchangeRound(expected: ThreadID.current, desired: 0) {
             return
         }
         lock.lock()
@@ -449,10 +552,10 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     @usableFromInline
     final func finishRoundAndUnlock() {
         assert(lock.isHeldByCurrentThread)
-        machine._checkInvariants()
+        _checkInvariants()
         while carryOutAndUnlock(machine.nextStep()) {
             lock.lock()
-            machine._checkInvariants()
+            _checkInvariants()
         }
     }
 
@@ -466,14 +569,12 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
             lock.unlock()
             Dispatcher.withScope(next.scope) { deliverRound(Self.element(of: next), to: delivery) }
             return true
-        case .ended(let left, let leftBeforeJoining):
-            machine._checkInvariants()
+        case .ended(let left):
+            lock.storeRound(0)
+            _checkInvariants()
             lock.unlock()
             // Let go of outside the lock: a handler's captures may run user deinit code.
-            for reference in left {
-                ObserverDust.release(reference)
-            }
-            for observer in leftBeforeJoining {
+            for observer in left {
                 observer.releaseHandler()
             }
             return false
@@ -488,8 +589,9 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
 ///
 /// It is the one allocation of an `observe` on ``ExecuteQueue/current``, so keep it small:
 /// 56 bytes, glibc's 64-byte size class (issue 23's budget of 88 bytes per observer, with
-/// the slab's slot: 72.3 at 1,000 observers). `Dust` keeps its cleaned flag and an
-/// observer's link in one word for this. One more field once made observe + clean 20–40% slower
+/// the slab's slot: 72.3 at 1,000 observers). `Dust` keeps its state in one enum word, which
+/// holds the core's lock (the way back to the core) until the observer is cleaned. One more
+/// field once made observe + clean 20–40% slower
 /// (`Benchmarks/compare --filter 'observe.*'`). Rare state belongs in the core, or in the
 /// subclass for observers on a queue (`MailboxObserverRecord`).
 @usableFromInline
@@ -501,13 +603,14 @@ class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable {
     /// What a round calls with each value: the observer's closure, or for an observer on a
     /// queue, a closure that posts the value to its mailbox.
     // Unchecked: the core's lock orders the drainer's reads and `releaseHandler()`'s
-    // write; the runtime's check costs as much as the rest of an observe and clean.
+    // write; checked, a set cost 236 instructions instead of 152 and observe + clean 1,472
+    // instead of 1,213 (`Benchmarks/instructions --filter set --filter observeClean`).
     @usableFromInline
     @exclusivity(unchecked)
     final var handler: (@Sendable (Element) -> Void)?
 
     @usableFromInline
-    init(link: ObserverLink, handler: @escaping @Sendable (Element) -> Void) {
+    init(link: CoreLock, handler: @escaping @Sendable (Element) -> Void) {
         self.handler = handler
         super.init(link: link)
     }
@@ -516,7 +619,7 @@ class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable {
     /// `MailboxObserverRecord` for the others.
     @inlinable
     static func make(
-        link: ObserverLink, queue: ExecuteQueue, handler: @escaping @Sendable (Element) -> Void
+        link: CoreLock, queue: ExecuteQueue, handler: @escaping @Sendable (Element) -> Void
     ) -> ObserverRecord {
         if case .current = queue {
             return ObserverRecord(link: link, handler: handler)
@@ -537,7 +640,7 @@ final class MailboxObserverRecord<Element: Sendable>: ObserverRecord<Element>, @
     let mailbox: Mailbox<Element>
 
     @usableFromInline
-    init(link: ObserverLink, queue: ExecuteQueue, handler: @escaping @Sendable (Element) -> Void) {
+    init(link: CoreLock, queue: ExecuteQueue, handler: @escaping @Sendable (Element) -> Void) {
         let mailbox: Mailbox<Element>
         switch queue {
         case .current:
@@ -553,3 +656,12 @@ final class MailboxObserverRecord<Element: Sendable>: ObserverRecord<Element>, @
         mailbox.dropQueued()
     }
 }
+
+/// The storage is read and written under the core's lock only; it never crosses a thread
+/// on its own.
+@available(*, unavailable)
+extension ValueCore.Storage: Sendable {}
+
+/// What one thread found under the lock, for that same thread to deliver.
+@available(*, unavailable)
+extension ValueCore.Update: Sendable {}

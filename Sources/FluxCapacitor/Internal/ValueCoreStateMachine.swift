@@ -8,34 +8,20 @@
 /// The machine owns every piece of the core's bookkeeping: the observers (the slab, and each
 /// observer's `place`, which nothing else writes), the work handed over to a running round
 /// (joins, values and leaves, in one queue in the order they came), and the first
-/// deliveries with the values queued behind them. It calls no user code, takes no lock and
-/// never blocks, so it is tested event by event on one thread; thread identities are
-/// parameters.
+/// deliveries with the values queued behind them. It calls no user code, takes no lock,
+/// touches no atomic and never blocks, so it is tested event by event on one thread: thread
+/// identities are parameters, and so is whether a round runs, which the core keeps in its
+/// round word (`ObserverCore.round`) and tells each event as a ``Round``.
 ///
 /// The machine is not generic: cleaning an observer, reached through `Dust.clean()` without
 /// knowing the element type, runs no generic code (unspecialized generic code looks up
 /// type metadata, which would cost more than the rest of a clean). The few values it holds
 /// (handed over to a round, or queued behind a first value) are `WaitingValue`s, whose
-/// value is an `Any` that the core casts back; only rare paths (a round disturbed by
-/// another change, a first value that a round overtook) make them.
-///
-/// One fast path sits beside the machine, in the round word (``round``): a round that
-/// nobody disturbed needs no ``RoundState`` at all (it stays `.undisturbed`), and its
-/// drainer ends it with one compare-and-exchange of the word, without the lock (see
-/// `DeliveryCore.finishRound()`), so that a plain change locks once. Keeping the drainer in
-/// an enum case instead would need the lock to end every round.
+/// value is an `Any` that the core casts back; only rare paths (a value set from inside a
+/// round, or by a thread that stopped waiting for another thread's round; a first value
+/// that a round overtook) make them.
 @usableFromInline
 struct ValueCoreStateMachine {
-    /// The round word: 0 when no round runs; otherwise the thread delivering it (the
-    /// *drainer*), with bit 0 set exactly while ``state`` is `.handedOver`; or, with no
-    /// round, a *lone first delivery*: an observer's address with bit 1 set
-    /// (``loneFirstDelivery(of:)``), while its first value is delivered and nothing else
-    /// has reached the machine since it observed. Set under the lock; cleared under the
-    /// lock, or without it by the drainer from "drainer, bit 0 clear" and by the observing
-    /// thread from its lone first delivery. (A handle: the core keeps one too, to read it
-    /// without touching the machine, and deallocates it.)
-    @usableFromInline
-    let round: AtomicWord
     /// How many changes (and sent values) there were.
     @usableFromInline
     private(set) var version: UInt64 = 0
@@ -51,20 +37,47 @@ struct ValueCoreStateMachine {
     @usableFromInline
     private(set) var firstDeliveries: [FirstDelivery] = []
 
+    /// Whether a round runs, as the core found it in its round word, with the lock held
+    /// (`ObserverCore.roundLocked()`, which also flags a running round, so that its drainer
+    /// ends it under the lock and finds what the event hands it).
+    @usableFromInline
+    struct Round: Equatable {
+        /// The thread that delivers the round, or 0 for none. (A struct of one word, not an
+        /// enum with a payload, so that "no round" is one comparison on a hot path.)
+        @usableFromInline
+        let drainer: UInt
+
+        @inlinable
+        init(drainer: UInt) {
+            self.drainer = drainer
+        }
+
+        /// No round runs.
+        @inlinable
+        static var idle: Round {
+            Round(drainer: 0)
+        }
+
+        /// `drainer` delivers a round.
+        @inlinable
+        static func running(drainer: UInt) -> Round {
+            Round(drainer: drainer)
+        }
+    }
+
     /// A value waiting for a round or behind a first value, with the dispatcher scope it
     /// was set in (`nil` for none), which its delivery binds again.
     @usableFromInline
     typealias WaitingValue = (value: Any, scope: Dispatcher?)
 
-    /// The round, beside the word: undisturbed (no round, or one nobody handed work to), or
-    /// handed work that its drainer applies step by step (``nextStep()``).
+    /// The round's work: none (no round, or one nobody handed work to), or work handed over
+    /// that its drainer applies step by step (``nextStep()``).
     @usableFromInline
     enum RoundState {
-        /// No work for a round: `round` holds 0 (no round) or the drainer (bit 0 clear), and
-        /// the drainer may end its round without the lock.
+        /// No work for a round: the drainer may end its round without the lock.
         case undisturbed
-        /// Work was handed over to the drainer: `round` holds the drainer with bit 0 set, so
-        /// its lock-free end fails and it takes ``nextStep()``, which alone ends the round.
+        /// Work was handed over to the drainer, which ends its round under the lock, in
+        /// ``nextStep()``.
         case handedOver(HandOver)
     }
 
@@ -79,11 +92,9 @@ struct ValueCoreStateMachine {
         /// Observers in the slab that another thread cleaned during the round, taken out
         /// at the next step.
         var leaves: [ObserverDust] = []
-        /// The slab's references to observers that left during the round, and observers
-        /// that left before joining, to let go of when the round ends. (`Unmanaged`: each is
-        /// a +1 reference the slab held, released with the handler.)
-        var left: [Unmanaged<ObserverDust>] = []
-        var leftBeforeJoining: [ObserverDust] = []
+        /// Observers that left during the round (out of the slab, or before joining), to
+        /// let go of when the round ends.
+        var left: [ObserverDust] = []
 
         init() {}
     }
@@ -97,8 +108,8 @@ struct ValueCoreStateMachine {
     /// An observer whose first value is being delivered, and what rounds queued behind it:
     /// `nil` for nothing, the common case, so that an observe makes and lets go of no queue
     /// (a queue in place cost observe + clean a fifth more: callgrind, 1,518 -> 1,857).
-    /// A lone first delivery is not here but in the round word, until an event makes it one
-    /// of these (``handOverWork()``).
+    /// A lone first delivery is not here but in the core's round word, until an event makes
+    /// it one of these (``loneFirstDeliveryBecameOrdinary(_:)``).
     @usableFromInline
     struct FirstDelivery {
         /// The observer's address (`UInt(bitPattern: ObjectIdentifier(observer))`).
@@ -117,14 +128,11 @@ struct ValueCoreStateMachine {
         init() {}
     }
 
-    /// A machine whose round state is in `round`, which holds 0.
     @usableFromInline
-    init(round: AtomicWord) {
-        self.round = round
-    }
+    init() {}
 
     /// Takes every observer out of the slab, for the caller to release, when the core goes.
-    mutating func removeAllObservers() -> [Unmanaged<ObserverDust>] {
+    mutating func removeAllObservers() -> [ObserverDust] {
         observers.removeAll()
     }
 
@@ -141,16 +149,16 @@ struct ValueCoreStateMachine {
         let besideFirstDeliveries: Bool
 
         @inlinable
-        init(slots: UnsafeMutablePointer<ObserverSlab.Slot>?, count: Int, besideFirstDeliveries: Bool) {
-            self.slots = slots
-            self.count = count
+        init(_ observers: ObserverSlab, besideFirstDeliveries: Bool) {
+            slots = observers.buffer?.slots
+            count = observers.count
             self.besideFirstDeliveries = besideFirstDeliveries
         }
     }
 
     @inlinable
     var delivery: Delivery {
-        Delivery(slots: observers.base, count: observers.count, besideFirstDeliveries: !firstDeliveries.isEmpty)
+        Delivery(observers, besideFirstDeliveries: !firstDeliveries.isEmpty)
     }
 
     // MARK: Event: a change
@@ -165,57 +173,29 @@ struct ValueCoreStateMachine {
     }
 
     /// `value` was set (or sent) on `thread`: a round for `thread` to deliver, or handed
-    /// over to the round that runs (with the dispatcher scope it is set in). Always inlined:
-    /// left to the optimizer, a dispatch called it and cost 23 instructions more (callgrind,
-    /// 293 -> 316).
+    /// over to the round that runs (with the dispatcher scope it is set in).
+    // Always inlined: left to the optimizer, a send cost 163 instead of 144 instructions:
+    // `Benchmarks/instructions --filter send`.
     @inlinable
     @inline(__always)
-    mutating func change<Value>(_ value: Value, thread: UInt) -> ChangeAction {
+    mutating func change<Value>(_ value: Value, round: Round, thread: UInt) -> ChangeAction {
         version &+= 1
-        let round = self.round
-        if round.load() != 0 && handOver(value) {
+        guard round == .idle else {
+            handOver(value)
             return .handedOver
         }
-        round.store(thread)
         return .deliverRound(delivery)
     }
 
-    /// Hands `value` over to the running round, if it still runs. Generic and not inlinable,
-    /// so that the inlined `change` has no code for making an `Any`.
+    /// Hands `value` over to the running round. Generic and not inlinable, so that the
+    /// inlined `change` has no code for making an `Any`.
     @usableFromInline
-    mutating func handOver<Value>(_ value: Value) -> Bool {
-        guard let work = handOverWork() else { return false }
-        work.waiting.append(.value((value, Dispatcher.scopeToCarry)))
-        return true
+    mutating func handOver<Value>(_ value: Value) {
+        work().waiting.append(.value((value, Dispatcher.scopeToCarry)))
     }
 
-    /// Flags the round word and returns the round's work, made at the first hand-over; or
-    /// `nil` if no round runs any more (its drainer ended it meanwhile), in which case the
-    /// caller does the work itself.
-    ///
-    /// Every event that finds the round word not 0 comes here (a change, an observe, a
-    /// remove by another thread), so this is also where a lone first delivery ends: the
-    /// word goes back to 0 and the first delivery becomes an ordinary one, in
-    /// `firstDeliveries`, which a round sees and the observing thread ends under the lock
-    /// (its lock-free end finds the word changed).
-    private mutating func handOverWork() -> HandOver? {
-        while true {
-            let word = round.load()
-            if word == 0 {
-                return nil
-            }
-            if word & 2 != 0 {
-                // A lone first delivery, and no round. Its observing thread may end it
-                // meanwhile (word 0): then there is nothing to keep.
-                if round.compareExchange(expected: word, desired: 0) {
-                    firstDeliveries.append(FirstDelivery(observer: word & ~2, queued: nil))
-                }
-                continue
-            }
-            if word & 1 != 0 || round.compareExchange(expected: word, desired: word | 1) {
-                break
-            }
-        }
+    /// The running round's work, made at the first hand-over.
+    private mutating func work() -> HandOver {
         switch state {
         case .handedOver(let work):
             return work
@@ -226,6 +206,13 @@ struct ValueCoreStateMachine {
         }
     }
 
+    /// The core found a lone first delivery of `observer` (its address) in its round word,
+    /// and ended it there: it goes on as an ordinary one, which rounds see, and which its
+    /// observing thread ends under the lock with ``nextOfFirstDelivery(_:)``.
+    mutating func loneFirstDeliveryBecameOrdinary(_ observer: UInt) {
+        firstDeliveries.append(FirstDelivery(observer: observer, queued: nil))
+    }
+
     // MARK: Event: observe
 
     /// What the observing thread does after `observe`.
@@ -233,6 +220,10 @@ struct ValueCoreStateMachine {
     enum ObserveAction: Equatable {
         /// Nothing more.
         case nothing
+        /// Deliver the first value as a *lone first delivery*: nothing else goes on, so the
+        /// core marks it in its round word, and the observing thread ends it there without
+        /// the lock if nothing reached the machine meanwhile; else as `deliverFirstValue`.
+        case deliverLoneFirstValue
         /// Deliver the first value, then what rounds queue for the observer meanwhile
         /// (`nextOfFirstDelivery`), until `nextOfFirstDelivery` says it ended.
         case deliverFirstValue
@@ -243,35 +234,27 @@ struct ValueCoreStateMachine {
 
     /// `observer` starts observing on `thread`, with its first value if `wantsFirst`.
     @inlinable
-    mutating func observe(_ observer: ObserverDust, wantsFirst: Bool, thread: UInt) -> ObserveAction {
-        if round.load() == 0 && !wantsFirst {
+    mutating func observe(_ observer: ObserverDust, wantsFirst: Bool, round: Round, thread: UInt) -> ObserveAction {
+        if round == .idle && !wantsFirst {
             observer.place = .inSlab(observers.append(observer))
             return .nothing
         }
-        return observeWithFirstValueOrDuringRound(observer, wantsFirst: wantsFirst, thread: thread)
+        return observeWithFirstValueOrDuringRound(observer, wantsFirst: wantsFirst, round: round, thread: thread)
     }
 
     @usableFromInline
     mutating func observeWithFirstValueOrDuringRound(
-        _ observer: ObserverDust, wantsFirst: Bool, thread: UInt
+        _ observer: ObserverDust, wantsFirst: Bool, round: Round, thread: UInt
     ) -> ObserveAction {
-        let word = round.load()
-        if word == 0 && wantsFirst && firstDeliveries.isEmpty {
-            // The usual first value: a lone first delivery, in the round word alone, which
-            // the observing thread ends with one compare-and-exchange if nothing else
-            // reaches the machine meanwhile (`DeliveryCore.deliverFirst`).
+        if round == .idle && firstDeliveries.isEmpty {
+            // The usual first value (`wantsFirst`: the other case returned above).
             observer.place = .inSlab(observers.append(observer))
-            round.store(Self.loneFirstDelivery(of: observer))
-            return .deliverFirstValue
+            return .deliverLoneFirstValue
         }
-        // With a lone first delivery in the word, `handOverWork()` ends it and finds no round.
-        let drainer = word & ~1
-        // (`handOverWork()` finds no round too, but as a call: the check costs observe + clean
-        // less.)
-        if drainer != 0, let work = handOverWork() {
+        if round != .idle {
             observer.place = .joining
-            work.waiting.append(.join(observer))
-            if drainer == thread {
+            work().waiting.append(.join(observer))
+            if round.drainer == thread {
                 return wantsFirst ? .deliverFirstValueInOwnRound : .nothing
             }
         } else {
@@ -282,13 +265,10 @@ struct ValueCoreStateMachine {
         return .deliverFirstValue
     }
 
-    /// The round word during `observer`'s lone first delivery: its address with bit 1 set.
-    /// No thread identity has bit 1 set (they are addresses of thread control blocks, which
-    /// are aligned), nor does a thread identity with bit 0 set, so the word says which
-    /// it holds; and an observer is 16-byte aligned, so the address comes back whole.
-    @inlinable
-    static func loneFirstDelivery(of observer: ObserverDust) -> UInt {
-        UInt(bitPattern: ObjectIdentifier(observer)) | 2
+    /// Whether work was handed over to the running round.
+    @usableFromInline
+    var isHandedOver: Bool {
+        if case .handedOver = state { true } else { false }
     }
 
     /// The number of observers, joined or joining.
@@ -312,17 +292,17 @@ struct ValueCoreStateMachine {
         case nothing
         /// The observer never joined: let go of its handler.
         case releaseHandler
-        /// The observer left the slab: let go of its handler, then of the slab's reference
-        /// (a +1 `Unmanaged`, as the slab holds it).
+        /// The observer left the slab: let go of its handler, then of the slab's reference,
+        /// handed over here. (`Unmanaged`, a plain word: as an object reference, carrying it
+        /// out of the lock cost observe + clean a retain and release, 3%.)
         case release(Unmanaged<ObserverDust>)
     }
 
     /// `observer` is cleaned, on `thread`.
-    mutating func remove(_ observer: ObserverDust, thread: UInt) -> RemoveAction {
-        // With a lone first delivery in the word, `handOverWork()` ends it and finds no round.
-        let drainer = round.load() & ~1
+    mutating func remove(_ observer: ObserverDust, round: Round, thread: UInt) -> RemoveAction {
+        let isDrainer = round == .running(drainer: thread)
         switch observer.place {
-        case .joining where drainer == thread:
+        case .joining where isDrainer:
             // Perhaps from its own first value's call: the round lets go of it when its
             // turn to join comes.
             observer.place = .leftWhileJoining
@@ -331,20 +311,17 @@ struct ValueCoreStateMachine {
             // thread holds its own copy of the handler and stops after it.)
             observer.place = .left
             return .releaseHandler
-        case .inSlab(let slot) where drainer == thread:
+        case .inSlab(let slot) where isDrainer:
             // From an observer during this thread's round: out of the slab now, so it is
             // not called again in this round; let go of after the round.
-            guard let work = handOverWork() else {
-                preconditionFailure("ValueCoreStateMachine: internal inconsistency: no round on its drainer's thread")
-            }
             observer.place = .left
-            work.left.append(observers.remove(at: slot))
+            work().left.append(observers.remove(at: slot).takeRetainedValue())
+        case .inSlab(let slot) where round != .idle:
+            // Another thread's round is walking the slab: it takes the observer out
+            // between two values.
+            observer.place = .leaving(slot)
+            work().leaves.append(observer)
         case .inSlab(let slot):
-            if let work = drainer != 0 ? handOverWork() : nil {
-                observer.place = .leaving(slot)
-                work.leaves.append(observer)
-                return .nothing
-            }
             observer.place = .left
             let reference = observers.remove(at: slot)
             if observers.isSparse {
@@ -376,20 +353,20 @@ struct ValueCoreStateMachine {
         /// Deliver this handed-over value to this delivery, in its scope.
         case deliver(WaitingValue, to: Delivery)
         /// The round ended: let go of these, after unlocking.
-        case ended(left: [Unmanaged<ObserverDust>], leftBeforeJoining: [ObserverDust])
+        case ended(left: [ObserverDust])
     }
 
     /// The drainer finished delivering a value: applies what was handed over, in order,
-    /// and says what comes next. When nothing is left the round ends (`round` is 0).
+    /// and says what comes next. When nothing is left the round ends (the core clears its
+    /// round word).
     @usableFromInline
     mutating func nextStep() -> NextStepAction {
         guard case .handedOver(let work) = state else {
-            round.store(0)
-            return .ended(left: [], leftBeforeJoining: [])
+            return .ended(left: [])
         }
         for observer in work.leaves {
             if case .leaving(let slot) = observer.place {
-                work.left.append(observers.remove(at: slot))
+                work.left.append(observers.remove(at: slot).takeRetainedValue())
             }
             observer.place = .left
         }
@@ -404,7 +381,7 @@ struct ValueCoreStateMachine {
                     observer.place = .inSlab(observers.append(observer))
                 case .leftWhileJoining:
                     observer.place = .left
-                    work.leftBeforeJoining.append(observer)
+                    work.left.append(observer)
                 case .inSlab, .leaving, .left:
                     // Cleaned by another thread, which let go of it.
                     break
@@ -412,11 +389,10 @@ struct ValueCoreStateMachine {
             }
         }
         state = .undisturbed
-        round.store(0)
         if observers.isSparse {
             compact()
         }
-        return .ended(left: work.left, leftBeforeJoining: work.leftBeforeJoining)
+        return .ended(left: work.left)
     }
 
     // MARK: Events: first deliveries
@@ -503,24 +479,12 @@ extension ValueCoreStateMachine {
     #if FLUXCAPACITOR_INTERNAL_CHECKS
     /// Checks what must hold whenever the lock is free (and, in a round, whenever the
     /// drainer holds it): compiled in only with `FLUXCAPACITOR_INTERNAL_CHECKS`. It runs at
-    /// every event, so it looks at a bounded number of items.
+    /// every event, so it looks at a bounded number of items. (`ObserverCore` checks its
+    /// round word against it.)
     @usableFromInline
     func _checkInvariants() {
         observers._checkInvariants()
-        let word = round.load()
-        let flagged = word & 1 != 0
-        if word & 2 != 0 {
-            precondition(
-                !flagged && firstDeliveries.isEmpty,
-                "ValueCoreStateMachine: internal inconsistency: a lone first delivery beside a round or another")
-        }
-        switch state {
-        case .undisturbed:
-            precondition(
-                !flagged, "ValueCoreStateMachine: internal inconsistency: the round's flag with no work handed over")
-        case .handedOver(let work):
-            precondition(
-                flagged, "ValueCoreStateMachine: internal inconsistency: work handed over without the round's flag")
+        if case .handedOver(let work) = state {
             for observer in work.leaves.prefix(8) + work.leaves.suffix(8) {
                 guard case .leaving = observer.place else {
                     preconditionFailure(
@@ -536,7 +500,6 @@ extension ValueCoreStateMachine {
     }
     #else
     @inlinable
-    @inline(__always)
     func _checkInvariants() {}
     #endif
 }
@@ -562,3 +525,5 @@ extension ValueCoreStateMachine.Queued: Sendable {}
 extension ValueCoreStateMachine.RoundState: Sendable {}
 @available(*, unavailable)
 extension ValueCoreStateMachine.FirstDelivery: Sendable {}
+/// A round is a thread's number: a plain word, safe to hand anywhere.
+extension ValueCoreStateMachine.Round: Sendable {}

@@ -1,4 +1,5 @@
 import Dispatch
+import FluxCapacitor
 import Foundation
 
 /// One slot of one storage, shared by the values persisted there: the change waiting to
@@ -16,8 +17,21 @@ import Foundation
 /// under `ioLock`, writes it, lets go of `ioLock` and reports what went wrong (a storage's
 /// handler may flush), and only then *settles* the changes it covered. `flush()` waits
 /// until every change made before it is settled, so when it returns, each one is written
-/// or its error reported, even one a background write took first. A flush made by a
-/// report handler (on the reporting thread) does not wait, which would wait for itself.
+/// or its error reported, even one a background write took first. Two flushes do not wait
+/// for the reports of other threads' writes, only for the writes (taking `ioLock` after a
+/// write means that write is done): one made by a report handler (on the reporting
+/// thread), which would wait for itself, and one made holding a dispatcher's mutex (in a
+/// reduce, an observer, a store's init or deinit), since a report handler may dispatch to
+/// that dispatcher and so wait for the flushing thread.
+///
+/// ## Locks
+///
+/// `ioLock`, then `state`, then the storage's own locks; `ioLock` may be taken holding a
+/// dispatcher's mutex (a restore in a store's `init()`, a flush in a reduce), and user code
+/// runs under it (the storage's `read`/`write`/`setAside`, `Codable`), which must not
+/// dispatch or instantiate stores synchronously. Nothing waits on `state` (for settling)
+/// holding a dispatcher's mutex. User code is never let go of under `state`: a replaced
+/// pending change (which holds a value) is let go of after unlocking.
 ///
 /// ## A slot that could not be read
 ///
@@ -79,14 +93,19 @@ final class PersistedSlot: @unchecked Sendable {
     /// it is newer than the last one `source` gave (two threads may offer the same value,
     /// or an older one late).
     func offer(from source: ObjectIdentifier, version: UInt64, _ encode: @escaping @Sendable () throws -> Data) {
+        var replaced: (@Sendable () throws -> Data)?
         let mustSchedule: Bool = state.withLock {
             guard let known = sources[source], version > known.version else { return false }
             sources[source]?.version = version
+            replaced = pending
             pending = encode
             changes += 1
             defer { isScheduled = true }
             return !isScheduled
         }
+        // The change it replaced holds a value, whose deinit may be user code: let go of it
+        // outside the lock.
+        withExtendedLifetime(replaced) {}
         guard mustSchedule else { return }
         guard let delay = Self.dispatchDelay(storage.coalescingInterval) else {
             // Longer than a dispatch timer can wait: written by `flush()` or when the value goes.
@@ -109,7 +128,8 @@ final class PersistedSlot: @unchecked Sendable {
 
     /// Writes every change made before the call, including a value whose setter returned
     /// but whose observers have not run yet, and returns once each is written or its
-    /// error reported.
+    /// error reported; from a report handler or holding a dispatcher's mutex, once each is
+    /// written (see "Settling").
     func flush() {
         let offers = state.withLock { sources.values.map(\.offer) }
         for offer in offers {
@@ -117,7 +137,10 @@ final class PersistedSlot: @unchecked Sendable {
         }
         let target = state.withLock { changes }
         writeAndReport()
-        guard !SlotRegistry.isReporting else { return }
+        // A report another thread is making may be waiting for this thread: the report
+        // handler of this thread's own report, or one that dispatches to a dispatcher whose
+        // mutex this thread holds.
+        guard !SlotRegistry.isReporting, !Dispatcher.isDispatchingOnThisThread else { return }
         state.withLock {
             while settled < target {
                 state.wait()

@@ -8,7 +8,8 @@ import Foundation
 /// changes that are still waiting to be written there.
 ///
 /// It lives as long as its value (the value's observer of itself holds it), and writes
-/// what is pending when it goes. It reads its value's current value itself (through the
+/// what is pending when it goes (on the background queue when it goes inside a dispatch:
+/// see `deinit`). It reads its value's current value itself (through the
 /// variable's `snapshotReader()`, which holds the value weakly), rather than taking the
 /// value an observer is handed: so `flush()` sees a value whose setter has returned even
 /// while another thread's round has yet to deliver it to the observers.
@@ -24,6 +25,29 @@ final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
 
     deinit {
         slot.removeSource(ObjectIdentifier(self))
+        guard !Dispatcher.isDispatchingOnThisThread else {
+            // Let go of inside a dispatch (a store's deinit after its reduce, a value let go
+            // of in a reduce or an observer, a store made or let go of in a store's init):
+            // this thread holds a dispatcher's mutex. `flush()` would wait for a write
+            // another thread took until its error is reported, and the report handler
+            // (`FileStorage`'s `onError`, a storage's `report(_:)`) may dispatch to this very
+            // dispatcher: each thread would wait for the other. So the write goes to the
+            // background queue, and waits for nothing here.
+            //
+            // Nothing is lost: the change stays in the slot, which stays registered until
+            // that write is done, so a value made again in the slot reads it (a restore
+            // writes what is pending first), `flush()` writes it and waits for it, and so does
+            // the `TerminationFlusher` on SIGINT/SIGTERM (it flushes every registered slot).
+            // Only a process that ends (`exit`, the end of `main`) before the queue runs the
+            // write does not write it, as with a change still in its coalescing interval:
+            // the docs say to call `flush()` before the program exits.
+            let slot = self.slot
+            SlotRegistry.queue.async {
+                slot.writeAndReport()
+                SlotRegistry.release(slot)
+            }
+            return
+        }
         slot.flush()
         SlotRegistry.release(slot)
     }

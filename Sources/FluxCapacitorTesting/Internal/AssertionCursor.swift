@@ -49,7 +49,7 @@ final class AssertionCursor<Entry> {
         } else {
             message += "\nRecorded meanwhile, none of them the one awaited:\n" + Self.list(pending)
         }
-        settings.reporter.fail(message, at: location)
+        settings.fail(message, at: location)
     }
 
     /// One look at `entries`: `()` when the assertion is decided (and reported), `nil` when
@@ -66,7 +66,7 @@ final class AssertionCursor<Entry> {
             if let actual = subject(next) as? Expected, actual == expected {
                 return ()
             }
-            settings.reporter.fail(mismatch(expected: expected, actual: subject(next)), at: location)
+            settings.fail(mismatch(expected: expected, actual: subject(next)), at: location)
             return ()
         }
         guard let index = entries[position...].firstIndex(where: { (subject($0) as? Expected) == expected }) else {
@@ -97,7 +97,7 @@ final class AssertionCursor<Entry> {
             return
         }
         let count = left.count == 1 ? "1 \(wording.one) was" : "\(left.count) \(wording.many) were"
-        settings.reporter.fail(
+        settings.fail(
             "\(count) not asserted:\n" + Self.list(left.map(subject))
                 + "\nAssert \(left.count == 1 ? "it" : "each one") with receive(_:), or skip "
                 + "\(left.count == 1 ? "it" : "them") with exhaustivity: .off.",
@@ -148,15 +148,21 @@ struct Wording {
 }
 
 /// What a tester and the values it tracks share: changing the tester's exhaustivity or
-/// timeout changes theirs.
+/// timeout changes theirs; their failures go to one reporter, with where the tester was made.
 final class TesterSettings {
     var exhaustivity: Exhaustivity
     var timeout: Duration
     let reporter: IssueReporter
+    let origin: TesterOrigin
 
-    init(exhaustivity: Exhaustivity, timeout: Duration, reporter: IssueReporter) {
+    init(exhaustivity: Exhaustivity, timeout: Duration, reporter: IssueReporter, origin: TesterOrigin) {
         self.exhaustivity = exhaustivity
         self.timeout = timeout
         self.reporter = reporter
+        self.origin = origin
+    }
+
+    func fail(_ message: String, at location: CallLocation) {
+        reporter.fail(message, at: location, origin: origin)
     }
 }

@@ -2,8 +2,9 @@ import FluxCapacitor
 
 extension Dispatcher {
     /// What happens to a user's repositories and the favorites. `RepositoryAction` invokes
-    /// it; `RepositoryStore` reduces it.
-    enum Repository: DispatchState, Equatable {
+    /// it; `RepositoryStore` reduces it. `Codable`, so that `--record` can write it (see
+    /// `SessionRecording`).
+    enum Repository: DispatchState, Equatable, Codable {
         typealias RelatedStoreType = RepositoryStore
         typealias RelatedActionType = RepositoryAction
 
@@ -25,16 +26,37 @@ extension Dispatcher {
 /// A request in flight, which can be cancelled or awaited: the `lastTask` of the original
 /// sample, kept in `RepositoryStore` so that any screen can cancel it. Nothing of a
 /// cancelled request reaches the store (see `RepositoryAction`).
-struct FetchTask: Sendable, Hashable, CustomStringConvertible {
-    let task: InFlightTask
+///
+/// A request is a side effect, not state: a recording (`--record`) says that there was
+/// one (`"request"`), and a replay gets a request that is not running, which `cancel()`
+/// and `finish()` have nothing to do with.
+struct FetchTask: Sendable, Hashable, CustomStringConvertible, Codable {
+    /// The request; `nil` for a replayed one.
+    private let task: InFlightTask?
 
+    init(task: InFlightTask) {
+        self.task = task
+    }
+
+    init(from decoder: any Decoder) throws {
+        _ = try decoder.singleValueContainer().decode(String.self)
+        task = nil
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+
+    /// Cancels the request: nothing of it reaches the store after this returns, and
+    /// fetching is off (its `onCancel`, if it was running).
     func cancel() {
-        task.cancel()
+        task?.cancel()
     }
 
     /// Waits for the request to end.
     func finish() async {
-        await task.finish()
+        await task?.finish()
     }
 
     var description: String { "request" }

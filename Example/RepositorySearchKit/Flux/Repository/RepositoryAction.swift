@@ -8,7 +8,8 @@ struct RepositoryAction: Actionable, Sendable {
     let pageSize: Int
     /// The request in flight: a new one (another user opened, the next page) cancels it,
     /// and nothing of a cancelled request reaches `RepositoryStore` (its states are
-    /// dispatched with `invoke(_:unlessCancelled:)`).
+    /// dispatched with `invoke(_:unlessCancelled:)`) but what its `onCancel` puts right:
+    /// fetching off.
     private let fetches = InFlightTasks<String>(policy: .cancelRunning)
 
     init(session: any GitHubSession = StubSession(), pageSize: Int = 10) {
@@ -19,18 +20,22 @@ struct RepositoryAction: Actionable, Sendable {
     /// Starts fetching a page of the user's repositories, cancelling the request in
     /// flight, and dispatches the request as `lastTask` so any screen can cancel it:
     /// fetching on, then the page info, the repositories and the total count; fetching off
-    /// at the end.
+    /// at the end, or when the request is cancelled (however it is: by the next request,
+    /// by `clearRepositories(cancelling:)`, by its `cancel()`).
     @discardableResult
     func fetchRepositories(withUserID id: String, after cursor: String?) -> FetchTask {
         // The work waits until it is dispatched as `lastTask`, so that the states always
         // come in the same order. (The task carries the caller's dispatcher scope.)
         let (dispatched, markDispatched) = AsyncStream<Never>.makeStream()
-        // `.cancelRunning` starts every request.
-        let task = FetchTask(
-            task: fetches.start(Self.repositories) { task in
-                for await _ in dispatched {}
-                await fetchPage(userID: id, after: cursor, task: task)
-            }!)
+        // `.cancelRunning` starts every request. A cancelled one's own
+        // `isRepositoryFetching(false)` is dropped: `onCancel` dispatches it instead.
+        let request = fetches.start(
+            Self.repositories, onCancel: { invoke(.isRepositoryFetching(false)) }
+        ) { task in
+            for await _ in dispatched {}
+            await fetchPage(userID: id, after: cursor, task: task)
+        }
+        let task = FetchTask(task: request!)
         invoke(.lastTask(task))
         markDispatched.finish()
         return task
@@ -39,8 +44,7 @@ struct RepositoryAction: Actionable, Sendable {
     private static let repositories = "repositories"
 
     private func fetchPage(userID: String, after cursor: String?, task: InFlightTask) async {
-        // A cancelled request dispatches nothing, the fetching flag included: whoever
-        // cancelled it has moved on, and turned the flag off or over to its own request.
+        // Cancelled, the request dispatches nothing more: `onCancel` turns the flag off.
         invoke(.isRepositoryFetching(true), unlessCancelled: task)
         defer { invoke(.isRepositoryFetching(false), unlessCancelled: task) }
         do {
@@ -54,14 +58,11 @@ struct RepositoryAction: Actionable, Sendable {
         }
     }
 
-    /// Cancels `request` (if any) and forgets the repositories and where paging was.
-    /// Nothing of the cancelled request reaches the store after this returns, so another
-    /// fetch can start at once.
+    /// Cancels `request` (if any; fetching goes off if it was running) and forgets the
+    /// repositories and where paging was. Nothing of the cancelled request reaches the
+    /// store after this returns, so another fetch can start at once.
     func clearRepositories(cancelling request: FetchTask?) {
-        if let request {
-            request.cancel()
-            invoke(.isRepositoryFetching(false))
-        }
+        request?.cancel()
         invoke(.lastTask(nil))
         invoke(.removeAllRepositories)
         invoke(.lastPageInfo(nil))

@@ -23,8 +23,8 @@ final class RepositoryStore: Storable {
     let totalCount: Constant<Int>
     private let _totalCount = Variable(0)
 
-    /// Saved in the default storage: the program's files (`DefaultStorage.withCurrent` around
-    /// its run), a test's `InMemoryStorage`.
+    /// Saved in the default storage: the program's files (`Persistence.withDefaultStorage`
+    /// around its run), a test's `InMemoryStorage`.
     let favorites: Constant<[GitHub.Repository]>
     private let _favorites = Variable<[GitHub.Repository]>([], persistedAs: "favorites")
 

@@ -2,7 +2,8 @@ import FluxCapacitor
 
 extension Dispatcher {
     /// What happens to the user search. `UserAction` invokes it; `UserStore` reduces it.
-    enum User: DispatchState, Equatable {
+    /// `Codable`, so that `--record` can write it (see `SessionRecording`).
+    enum User: DispatchState, Equatable, Codable {
         typealias RelatedStoreType = UserStore
         typealias RelatedActionType = UserAction
 

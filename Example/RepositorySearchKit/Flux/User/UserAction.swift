@@ -8,7 +8,8 @@ struct UserAction: Actionable, Sendable {
     let session: any GitHubSession
     let pageSize: Int
     /// The search in flight: a new one cancels it, and nothing of a cancelled search
-    /// reaches `UserStore` (its states are dispatched with `invoke(_:unlessCancelled:)`).
+    /// reaches `UserStore` (its states are dispatched with `invoke(_:unlessCancelled:)`)
+    /// but what its `onCancel` puts right: fetching off.
     private let searches = InFlightTasks<String>(policy: .cancelRunning)
 
     init(session: any GitHubSession = StubSession(), pageSize: Int = 4) {
@@ -18,8 +19,8 @@ struct UserAction: Actionable, Sendable {
 
     /// Records the query; an empty query stops there. Otherwise sets fetching on, asks for
     /// a page of users, then dispatches the users, the page info and the total count;
-    /// fetching goes off when the request ends, success or not. Returns when the search
-    /// has ended, or was cancelled by a newer one.
+    /// fetching goes off when the request ends, success or not, or is cancelled. Returns
+    /// when the search has ended, or was cancelled by a newer one.
     func fetchUsers(withQuery query: String, after cursor: String?) async {
         await startFetchingUsers(withQuery: query, after: cursor)?.finish()
     }
@@ -27,17 +28,18 @@ struct UserAction: Actionable, Sendable {
     /// Like `fetchUsers(withQuery:after:)`, without waiting: the search in flight is
     /// cancelled, and nothing it would still dispatch reaches `UserStore`. Returns the
     /// new search (`nil` for an empty query), a `Dust` to cancel it with.
+    ///
+    /// However a search is cancelled (by the next one, by an empty query, by its `Dust`),
+    /// fetching is off when the cancellation returns: its `onCancel` turns it off, since
+    /// the `isUserFetching(false)` its end would dispatch is dropped.
     @discardableResult
     func startFetchingUsers(withQuery query: String, after cursor: String?) -> InFlightTask? {
         invoke(.lastSearchQuery(query))
         guard !query.isEmpty else {
-            if searches.isRunning(Self.search) {
-                searches.cancel(Self.search)
-                invoke(.isUserFetching(false))
-            }
+            searches.cancel(Self.search)
             return nil
         }
-        return searches.start(Self.search) { task in
+        return searches.start(Self.search, onCancel: { invoke(.isUserFetching(false)) }) { task in
             await fetchPage(query: query, after: cursor, task: task)
         }
     }
@@ -45,7 +47,7 @@ struct UserAction: Actionable, Sendable {
     private static let search = "search"
 
     private func fetchPage(query: String, after cursor: String?, task: InFlightTask) async {
-        // A cancelled search leaves the flag to the search that replaced it.
+        // Cancelled, the search dispatches nothing more: `onCancel` turns the flag off.
         invoke(.isUserFetching(true), unlessCancelled: task)
         defer { invoke(.isUserFetching(false), unlessCancelled: task) }
         do {

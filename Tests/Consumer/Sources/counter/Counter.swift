@@ -12,15 +12,12 @@ extension Dispatcher {
     }
 }
 
-/// The count, saved in `CounterStore.storage` when there is one.
+/// The count, saved in the default storage: the one the app sets at launch, or a test's.
 final class CounterStore: Storable {
     typealias DispatchStateType = Dispatcher.Counter
 
-    /// Where the count is kept: the app binds it once, tests leave it `nil`.
-    @TaskLocal static var storage: (any PersistentStorage)?
-
     let count: Constant<Int>
-    private let _count = Variable<Int>(0, persistedAs: "count", in: CounterStore.storage)
+    private let _count = Variable<Int>(0, persistedAs: "count")
 
     required init() {
         count = Constant(_count)

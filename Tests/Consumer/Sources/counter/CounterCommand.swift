@@ -13,7 +13,8 @@ enum CounterCommand {
             exit(2)
         }
         let storage = FileStorage(directory: URL(fileURLWithPath: arguments.first!))
-        CounterStore.$storage.withValue(storage) {
+        Persistence.setDefaultStorage(storage)
+        do {
             let store = CounterStore.instantiate()
             let dustBuster = DustBuster()
             store.count

@@ -129,8 +129,9 @@ func callEveryClosureTakingAPI(count: Variable<Int>, sink: Sink<Int>, directory:
 }
 #endif
 
-/// Lines that Sendable closures add to, one at a time.
-final class Seen: @unchecked Sendable {
+/// Lines that Sendable closures add to, one at a time, from any thread (`nonisolated`: not
+/// the main actor's, also where that is the default, as in an Xcode 26 app target).
+nonisolated final class Seen: @unchecked Sendable {
     // Sendable: `lock` guards `storage`.
     private let lock = NSLock()
     private var storage: [String] = []

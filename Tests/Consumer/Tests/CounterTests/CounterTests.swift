@@ -1,16 +1,23 @@
 import FluxCapacitor
+import FluxCapacitorPersistence
 import FluxCapacitorTesting
 import Foundation
 import Testing
 
 @testable import counter
 
+/// Each test's stores save to a storage of its own, in memory.
 @Suite(.isolatedDispatcher)
 struct CounterTests {
     @Test func incrementingThreeTimesCountsThree() {
-        let store = CounterStore.instantiate()
-        CounterAction().increment(times: 3)
-        #expect(store.count.value == 3)
+        let storage = InMemoryStorage()
+        Persistence.withDefaultStorage(storage) {
+            let store = CounterStore.instantiate()
+            CounterAction().increment(times: 3)
+            #expect(store.count.value == 3)
+        }
+        storage.flush()
+        #expect(storage.contents(of: "count") == Data("3".utf8))
     }
 
     @Test func resetDispatchesResetAfterTheIncrements() {
@@ -21,12 +28,14 @@ struct CounterTests {
     }
 
     @Test func everyChangeOfTheCountIsAsserted() async {
-        let store = CounterStore.instantiate()
-        let tester = DispatchTester(of: Dispatcher.Counter.self)
-        let count = tester.track(store.count, named: "count")
-        CounterAction().increment(times: 1)
-        await tester.receive(.increment)
-        await count.receive(1)
+        await Persistence.withDefaultStorage(InMemoryStorage()) {
+            let store = CounterStore.instantiate()
+            let tester = DispatchTester(of: Dispatcher.Counter.self)
+            let count = tester.track(store.count, named: "count")
+            CounterAction().increment(times: 1)
+            await tester.receive(.increment)
+            await count.receive(1)
+        }
     }
 
     @Test func buildsInTheLanguageModeTheCheckAskedFor() throws {

@@ -1,14 +1,16 @@
 import Foundation
 
-/// The storage of the persisted values made with no storage of their own:
-/// `Variable(_:persistedAs:)`, or `persistedAs:in:` given `nil`.
+/// Where the persisted values that name no storage are kept: the default storage, which
+/// `Variable(_:persistedAs:)` uses.
 ///
-/// A store's `init()` takes no arguments, so a store cannot be handed its storage. Set the
-/// app's once, at launch (in your `App`'s `init`, or first thing in `main`), before any
-/// store is made, and every persisted value made later uses it:
+/// `Persistence` is not a storage (``FileStorage`` and ``InMemoryStorage`` are): it holds
+/// the app's choice of one. A store's `init()` takes no arguments, so a store cannot be
+/// handed its storage. Set the app's once, at launch (in your `App`'s `init`, or first
+/// thing in `main`), before any store is made, and every persisted value made later
+/// uses it:
 ///
 /// ```swift
-/// DefaultStorage.set(FileStorage.applicationSupport(named: "MyApp"))
+/// Persistence.setDefaultStorage(FileStorage.applicationSupport(named: "MyApp"))
 /// ```
 ///
 /// ```swift
@@ -16,7 +18,8 @@ import Foundation
 ///     typealias DispatchStateType = Dispatcher.Bookmark
 ///
 ///     let bookmarks: Constant<[GitHub.Repository]>
-///     private let _bookmarks = Variable<[GitHub.Repository]>([], persistedAs: "bookmarks")
+///     private let _bookmarks = Variable<[GitHub.Repository]>(
+///         [], persistedAs: "bookmarks")
 ///
 ///     required init() {
 ///         bookmarks = Constant(_bookmarks)
@@ -31,12 +34,13 @@ import Foundation
 /// ```
 ///
 /// Tests, which Swift Testing runs in parallel, give each test a storage of its own with
-/// ``withCurrent(_:operation:)``, for the values made inside it, without touching the app's:
+/// ``withDefaultStorage(_:operation:)``, for the values made inside it, without touching
+/// the app's:
 ///
 /// ```swift
 /// @Test(.isolatedDispatcher) func aBookmarkIsSaved() {
 ///     let storage = InMemoryStorage()
-///     DefaultStorage.withCurrent(storage) {
+///     Persistence.withDefaultStorage(storage) {
 ///         let store = BookmarkStore.instantiate()
 ///         BookmarkAction().invoke(.add(fluxCapacitor))
 ///         storage.flush()
@@ -49,8 +53,8 @@ import Foundation
 /// A value takes its storage when it is made (when its store is first made). One made
 /// while there is no default storage at all is an ordinary variable, and says so, once per
 /// slot, on standard error.
-public enum DefaultStorage: Sendable {
-    /// The storage bound by the innermost ``withCurrent(_:operation:)``.
+public enum Persistence: Sendable {
+    /// The storage bound by the innermost ``withDefaultStorage(_:operation:)``.
     @TaskLocal private static var scoped: (any PersistentStorage)?
 
     private static let lock = NSLock()
@@ -58,34 +62,43 @@ public enum DefaultStorage: Sendable {
     nonisolated(unsafe) private static var app: (any PersistentStorage)?
     nonisolated(unsafe) private static var warnedSlots: Set<String> = []
 
-    /// The storage that persisted values made here use: the one bound by the innermost
-    /// ``withCurrent(_:operation:)``, else the app's (``set(_:)``), else `nil`.
+    /// The default storage, which persisted values made here use: the one bound by the
+    /// innermost ``withDefaultStorage(_:operation:)``, else the app's
+    /// (``setDefaultStorage(_:)``), else `nil`.
     ///
     /// ```swift
-    /// if DefaultStorage.current == nil { print("the bookmarks will not be saved") }
+    /// if Persistence.defaultStorage == nil {
+    ///     print("the bookmarks will not be saved")
+    /// }
     /// ```
-    public static var current: (any PersistentStorage)? {
+    public static var defaultStorage: (any PersistentStorage)? {
         scoped ?? lock.withLock { app }
     }
 
     /// Makes `storage` the app's default storage, for every persisted value made from now
-    /// on outside a ``withCurrent(_:operation:)`` (`nil`: none). Call it once, at launch.
+    /// on outside a ``withDefaultStorage(_:operation:)`` (`nil`: none). Call it once, at
+    /// launch.
     ///
     /// ```swift
-    /// DefaultStorage.set(FileStorage.applicationSupport(named: "MyApp"))
+    /// Persistence.setDefaultStorage(FileStorage.applicationSupport(named: "MyApp"))
     /// ```
     ///
     /// - Parameter storage: The app's storage.
-    public static func set(_ storage: (any PersistentStorage)?) {
-        lock.withLock { app = storage }
+    public static func setDefaultStorage(_ storage: (any PersistentStorage)?) {
+        let replaced = lock.withLock {
+            defer { app = storage }
+            return app
+        }
+        // Let go of after unlocking: a storage's deinit may be user code.
+        withExtendedLifetime(replaced) {}
     }
 
-    /// Runs `operation` with `storage` as ``current``: the persisted values made inside it
-    /// (by the stores it instantiates, and in child tasks and `Task { }` it starts) use
-    /// `storage`. For tests, and for a tool that picks its storage at run time.
+    /// Runs `operation` with `storage` as the ``defaultStorage``: the persisted values made
+    /// inside it (by the stores it instantiates, and in child tasks and `Task { }` it
+    /// starts) use `storage`. For tests, and for a tool that picks its storage at run time.
     ///
     /// ```swift
-    /// DefaultStorage.withCurrent(InMemoryStorage()) {
+    /// Persistence.withDefaultStorage(InMemoryStorage()) {
     ///     BookmarkAction().invoke(.add(fluxCapacitor))
     /// }
     /// ```
@@ -95,18 +108,18 @@ public enum DefaultStorage: Sendable {
     ///   - operation: The code to run.
     /// - Returns: What `operation` returns.
     /// - Throws: What `operation` throws.
-    public static func withCurrent<Result>(
+    public static func withDefaultStorage<Result>(
         _ storage: any PersistentStorage,
         operation: () throws -> Result
     ) rethrows -> Result {
         try $scoped.withValue(storage, operation: operation)
     }
 
-    /// Runs the asynchronous `operation` with `storage` as ``current``; see
-    /// ``withCurrent(_:operation:)``.
+    /// Runs the asynchronous `operation` with `storage` as the ``defaultStorage``; see
+    /// ``withDefaultStorage(_:operation:)``.
     ///
     /// ```swift
-    /// await DefaultStorage.withCurrent(InMemoryStorage()) {
+    /// await Persistence.withDefaultStorage(InMemoryStorage()) {
     ///     await BookmarkAction().addLater(fluxCapacitor)
     /// }
     /// ```
@@ -117,7 +130,7 @@ public enum DefaultStorage: Sendable {
     ///   - operation: The code to run.
     /// - Returns: What `operation` returns.
     /// - Throws: What `operation` throws.
-    public static func withCurrent<Result>(
+    public static func withDefaultStorage<Result>(
         _ storage: any PersistentStorage,
         isolation: isolated (any Actor)? = #isolation,
         operation: () async throws -> Result
@@ -135,7 +148,7 @@ public enum DefaultStorage: Sendable {
                 """
                 warning: the value persisted as "\(slot)" was made with no storage, so its changes are \
                 not saved. Set the app's storage at launch, before making stores: \
-                DefaultStorage.set(FileStorage.applicationSupport(named: "MyApp")).\n
+                Persistence.setDefaultStorage(FileStorage.applicationSupport(named: "MyApp")).\n
                 """.utf8))
     }
 }

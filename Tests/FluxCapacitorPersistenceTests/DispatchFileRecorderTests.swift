@@ -1,0 +1,297 @@
+import Dispatch
+import FluxCapacitor
+import FluxCapacitorPersistence
+import FluxCapacitorTesting
+import Foundation
+import TestSupport
+import Testing
+
+@testable import FluxCapacitorPersistence
+
+@Suite("Recording dispatches to a file", .isolatedDispatcher)
+struct DispatchFileRecorderTests {
+    @Test func eachDispatchOfARecordedTypeIsOneJSONLineInOrder() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("session.jsonl")
+        let store = TallyStore.instantiate()
+        let recorder = DispatchFileRecorder(
+            writingTo: file, recording: [.state(Dispatcher.Tally.self, named: "Tally")], onError: { _ in })
+        TallyAction().invoke(.add(2))
+        TallyAction().invoke(.note("a \"quoted\"\nline"))
+        TallyAction().invoke(.reset)
+        recorder.finish()
+
+        let written = try lines(of: file)
+        #expect(written.count == 4)
+        #expect(written.first == #"{"format":"FluxCapacitor dispatch recording","version":1}"#)
+        let states = written.dropFirst().map { line in
+            line.replacingOccurrences(of: #""time":"[^"]*""#, with: #""time":"T""#, options: .regularExpression)
+        }
+        #expect(
+            states == [
+                #"{"seq":1,"time":"T","type":"Tally","state":{"add":{"_0":2}}}"#,
+                #"{"seq":2,"time":"T","type":"Tally","state":{"note":{"_0":"a \"quoted\"\nline"}}}"#,
+                #"{"seq":3,"time":"T","type":"Tally","state":{"reset":{}}}"#,
+            ])
+        let time = try #require(written.last?.firstMatch(of: /"time":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)"/))
+        #expect(!time.1.isEmpty)
+        #expect(recorder.statistics.recorded == 3)
+        #expect(store.total.value == 0)
+    }
+
+    @Test(arguments: [0, 951_782_400.5, 1_795_671_376.123, 4_107_542_399.999, -86_400.25])
+    func theTimeIsWrittenInUTCToTheMillisecondAsISO8601Says(seconds: Double) {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let milliseconds = (seconds * 1_000).rounded(.down) / 1_000
+        #expect(RecordingCore.timestamp(seconds) == formatter.string(from: Date(timeIntervalSince1970: milliseconds)))
+    }
+
+    @Test func theDefaultNameIsSwiftsFullNameOfTheTypeWithTheModuleOfItsExtension() {
+        let type = DispatchFileRecorder.RecordedType.state(Dispatcher.Tally.self)
+        #expect(type.name == "(extension in FluxCapacitorPersistenceTests):FluxCapacitor.Dispatcher.Tally")
+        #expect(type.name == String(reflecting: Dispatcher.Tally.self))
+        #expect(DispatchReplay.ReplayedType.state(Dispatcher.Tally.self).name == type.name)
+    }
+
+    @Test func aRecordedSessionReplayedIntoFreshStoresEndsWithTheSameValues() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("session.jsonl")
+        let recorded = TallyStore.instantiate()
+        let recorder = DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Tally.self)])
+        for amount in 1...20 {
+            TallyAction().invoke(.add(amount))
+            if amount % 5 == 0 { TallyAction().invoke(.note("at \(amount)")) }
+        }
+        recorder.finish()
+
+        let replayed = Dispatcher()
+        let store = Dispatcher.withCurrent(replayed) { TallyStore.instantiate() }
+        let failures = CollectedFailures()
+        let replay = DispatchReplay(
+            contentsOf: file, decoding: [.state(Dispatcher.Tally.self)], reportingTo: failures.reporter)
+        #expect(replay.replayAll(into: replayed) == 24)
+        #expect(failures.messages.isEmpty)
+        #expect(store.total.value == recorded.total.value)
+        #expect(store.notes.value == recorded.notes.value)
+        #expect(store.total.value == 210)
+    }
+
+    @Test func theFileKeepsAtMostTheLimitTheNewestHalfAfterARewrite() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("ring.jsonl")
+        let recorder = DispatchFileRecorder(
+            writingTo: file, recording: [.state(Dispatcher.Tally.self)], keepingAtMost: 10,
+            writeInterval: .seconds(3600))
+        for amount in 1...25 {
+            TallyAction().invoke(.add(amount))
+            // A batch of one at a time, as a slow stream of dispatches writes them.
+            recorder.flush()
+            let count = try lines(of: file).count - 1
+            #expect(count <= 10, "after dispatch \(amount)")
+        }
+        recorder.finish()
+        let sequences = try lines(of: file).dropFirst().map { line in
+            Int(line.firstMatch(of: /"seq":(\d+)/)!.1)!
+        }
+        #expect(sequences == Array((26 - sequences.count)...25), "the newest, consecutive: \(sequences)")
+        #expect((5...10).contains(sequences.count))
+        #expect(recorder.statistics.recorded == 25)
+    }
+
+    @Test func aBigBatchPastTheLimitKeepsItsNewestHalf() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("ring.jsonl")
+        let recorder = DispatchFileRecorder(
+            writingTo: file, recording: [.state(Dispatcher.Tally.self)], keepingAtMost: 10,
+            writeInterval: .seconds(3600))
+        for amount in 1...7 { TallyAction().invoke(.add(amount)) }
+        recorder.flush()
+        for amount in 8...30 { TallyAction().invoke(.add(amount)) }
+        recorder.finish()
+        let sequences = try lines(of: file).dropFirst().map { Int($0.firstMatch(of: /"seq":(\d+)/)!.1)! }
+        #expect(sequences == Array(26...30))
+    }
+
+    @Test func aFileAlreadyThereIsKeptAsThePreviousRecording() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("session.jsonl")
+        try Data("the last session\n".utf8).write(to: file)
+        let recorder = DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Tally.self)])
+        TallyAction().invoke(.add(1))
+        recorder.finish()
+        #expect(try lines(of: folder.file("session.previous.jsonl")) == ["the last session"])
+        #expect(try lines(of: file).count == 2)
+    }
+
+    @Test func theFileIsReadableByItsOwnerOnly() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("private.jsonl")
+        let recorder = DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Tally.self)])
+        TallyAction().invoke(.add(1))
+        recorder.finish()
+        let permissions = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+    }
+
+    @Test func aTypeNotGivenIsCountedAndReportedOnceAndNotRecorded() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("session.jsonl")
+        let errors = CollectedErrors()
+        let recorder = DispatchFileRecorder(
+            writingTo: file, recording: [.state(Dispatcher.Tally.self)], onError: errors.handler)
+        for _ in 1...3 { UnrecordedAction().invoke(.ping) }
+        TallyAction().invoke(.add(1))
+        recorder.finish()
+
+        #expect(recorder.statistics.notRegistered == 3)
+        #expect(recorder.statistics.recorded == 1)
+        #expect(errors.all.count == 1)
+        #expect(errors.all.first?.kind == .writeFailed)
+        #expect(errors.all.first?.slot == "session.jsonl")
+        #expect(errors.reasons.first?.contains("Dispatcher.Unrecorded is not one of the recorded types") == true)
+        #expect(try lines(of: file).count == 2)
+    }
+
+    @Test func aStateWhoseEncodingThrowsIsCountedReportedOnceAndLeavesAGap() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("session.jsonl")
+        let errors = CollectedErrors()
+        let recorder = DispatchFileRecorder(
+            writingTo: file, recording: [.state(Dispatcher.Tally.self, named: "Tally")], onError: errors.handler)
+        TallyAction().invoke(.add(1))
+        TallyAction().invoke(.ratio(.nan))
+        TallyAction().invoke(.ratio(.infinity))
+        TallyAction().invoke(.add(2))
+        recorder.finish()
+
+        #expect(recorder.statistics.notEncodable == 2)
+        #expect(recorder.statistics.recorded == 2)
+        #expect(errors.reasons.count == 1)
+        #expect(errors.reasons.first?.hasPrefix("a Tally state could not be encoded") == true)
+        #expect(errors.all.first?.underlyingError is EncodingError)
+        let sequences = try lines(of: file).dropFirst().map { Int($0.firstMatch(of: /"seq":(\d+)/)!.1)! }
+        #expect(sequences == [1, 4])
+    }
+
+    @Test func aFileThatCannotBeWrittenIsReportedThroughTheErrorPathAndTheAppGoesOn() throws {
+        let folder = try TemporaryFolder()
+        // A file where the recording's folder should be.
+        let blocker = folder.file("not-a-folder")
+        try Data().write(to: blocker)
+        let errors = CollectedErrors()
+        let store = TallyStore.instantiate()
+        let recorder = DispatchFileRecorder(
+            writingTo: blocker.appendingPathComponent("session.jsonl"), recording: [.state(Dispatcher.Tally.self)],
+            onError: errors.handler)
+        TallyAction().invoke(.add(1))
+        recorder.flush()
+        TallyAction().invoke(.add(2))
+        recorder.finish()
+
+        #expect(store.total.value == 3)
+        #expect(recorder.statistics.notWritten == 2)
+        #expect(recorder.statistics.recorded == 0)
+        // Reported when writing started failing, not again while it goes on failing.
+        #expect(errors.all.count == 1)
+        let error = try #require(errors.all.first)
+        #expect(error.kind == .writeFailed)
+        #expect((error.underlyingError as? FileStorageError)?.code == .ENOTDIR)
+        #expect(error.description.contains("making the directory"))
+    }
+
+    @Test func aWriterThatFallsBehindDropsCountsAndReportsWithoutBlockingTheDispatch() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("session.jsonl")
+        let gate = WriterGate()
+        let errors = CollectedErrors()
+        let recorder = DispatchFileRecorder(
+            writingTo: file, recording: [.state(Dispatcher.Tally.self), .state(Dispatcher.Held.self)],
+            bufferCapacity: 4, writeInterval: .seconds(3600), onError: errors.handler)
+        HeldAction().invoke(.held(gate))
+        // A type not recorded makes the writer write at once: encoding the held state, it
+        // waits for the test, and falls behind.
+        UnrecordedAction().invoke(.ping)
+        gate.encoding.wait()
+        for amount in 1...10 {
+            TallyAction().invoke(.add(amount))
+        }
+        let whileBehind = recorder.statistics
+        gate.mayEncode.signal()
+        recorder.flush()
+        TallyAction().invoke(.add(11))
+        recorder.finish()
+
+        #expect(whileBehind.droppedWhileBehind == 6)
+        #expect(whileBehind.waiting == 4)
+        #expect(whileBehind.recorded == 0)
+        let statistics = recorder.statistics
+        #expect(statistics.recorded == 6)
+        #expect(statistics.droppedWhileBehind == 6)
+        #expect(errors.reasons.filter { $0.hasPrefix("the recorder fell behind: 6 dispatch(es)") }.count == 1)
+
+        // The replay names the gap the drops left.
+        let failures = CollectedFailures()
+        let replay = DispatchReplay(
+            contentsOf: file, decoding: [.state(Dispatcher.Tally.self), .state(Dispatcher.Held.self)],
+            reportingTo: failures.reporter)
+        replay.replayAll(into: Dispatcher())
+        #expect(failures.messages.count == 1)
+        #expect(failures.messages.first?.contains("were not recorded (the sequence jumps from") == true)
+    }
+
+    @Test func aRecorderThatGoesAwayFinishesAndWritesWhatItHeard() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("session.jsonl")
+        do {
+            let recorder = DispatchFileRecorder(
+                writingTo: file, recording: [.state(Dispatcher.Tally.self)], writeInterval: .seconds(3600))
+            TallyAction().invoke(.add(1))
+            withExtendedLifetime(recorder) {}
+        }
+        TallyAction().invoke(.add(2))
+        #expect(try lines(of: file).count == 2)
+    }
+
+    @Test func finishingTwiceDoesNothingMoreAndLaterDispatchesAreNotRecorded() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("session.jsonl")
+        let recorder = DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Tally.self)])
+        TallyAction().invoke(.add(1))
+        recorder.finish()
+        TallyAction().invoke(.add(2))
+        recorder.finish()
+        recorder.flush()
+        #expect(try lines(of: file).count == 2)
+        #expect(
+            recorder.statistics
+                == {
+                    var s = DispatchFileRecorder.Statistics(); s.recorded = 1; return s
+                }())
+    }
+
+    @Test func dispatchesFromManyThreadsAreRecordedOnceEachInDispatchOrder() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("threads.jsonl")
+        let dispatcher = Dispatcher.current
+        let recorder = DispatchFileRecorder(
+            writingTo: file, recording: [.state(Dispatcher.Tally.self)], bufferCapacity: 100_000)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            Dispatcher.withCurrent(dispatcher) {
+                for index in 0..<500 {
+                    TallyAction().invoke(.add(thread * 1_000 + index))
+                }
+            }
+        }
+        recorder.finish()
+        let written = try lines(of: file).dropFirst()
+        let sequences = written.map { Int($0.firstMatch(of: /"seq":(\d+)/)!.1)! }
+        #expect(sequences == Array(1...2_000))
+        // Each thread's own dispatches in its order.
+        let amounts = written.map { Int($0.firstMatch(of: /"_0":(\d+)/)!.1)! }
+        for thread in 0..<4 {
+            let own = amounts.filter { $0 / 1_000 == thread }
+            #expect(own == Array((thread * 1_000)..<(thread * 1_000 + 500)))
+        }
+    }
+}

@@ -1,0 +1,221 @@
+import FluxCapacitor
+import FluxCapacitorPersistence
+import Foundation
+import TestSupport
+import Testing
+
+@testable import FluxCapacitorTesting
+
+@Suite("Replaying a recording, and what it does with bad input", .isolatedDispatcher)
+struct DispatchReplayTests {
+    private static let header = #"{"format":"FluxCapacitor dispatch recording","version":1}"#
+
+    private static func line(_ sequence: Int, _ state: String, type: String = "Tally") -> String {
+        #"{"seq":\#(sequence),"time":"2026-11-26T05:36:16.123Z","type":"\#(type)","state":\#(state)}"#
+    }
+
+    /// A file of the header and `lines`, each ending in a newline.
+    private func recording(_ lines: [String], in folder: TemporaryFolder) throws -> URL {
+        let file = folder.file("recording-\(UUID().uuidString).jsonl")
+        try Data(([Self.header] + lines).map { $0 + "\n" }.joined().utf8).write(to: file)
+        return file
+    }
+
+    private func replay(_ file: URL, _ failures: CollectedFailures, named name: String = "Tally") -> DispatchReplay {
+        DispatchReplay(
+            contentsOf: file, decoding: [.state(Dispatcher.Tally.self, named: name)], reportingTo: failures.reporter)
+    }
+
+    @Test func stepByStepEachStateIsDispatchedBeforeTheStepIsReturned() throws {
+        let folder = try TemporaryFolder()
+        let file = try recording(
+            [
+                Self.line(7, #"{"add":{"_0":2}}"#), Self.line(8, #"{"note":{"_0":"hi"}}"#),
+                Self.line(9, #"{"add":{"_0":3}}"#),
+            ],
+            in: folder)
+        let store = TallyStore.instantiate()
+        let failures = CollectedFailures()
+        let replay = replay(file, failures)
+        var totals: [Int] = []
+        while let step = replay.next() {
+            totals.append(store.total.value)
+            #expect(step.line == Int(step.sequence) - 5)
+            #expect(step.typeName == "Tally")
+            #expect(abs(step.time.timeIntervalSince1970 - 1_795_671_376.123) < 0.001)
+        }
+        #expect(totals == [2, 2, 5])
+        #expect(store.notes.value == ["hi"])
+        #expect(replay.replayedCount == 3)
+        #expect(replay.failure == nil)
+        #expect(failures.messages.isEmpty)
+        #expect(replay.next() == nil)
+    }
+
+    @Test func aTruncatedLastLineFailsNamingItAfterReplayingTheLinesBefore() throws {
+        let folder = try TemporaryFolder()
+        let file = try recording([Self.line(1, #"{"add":{"_0":2}}"#), Self.line(2, #"{"add":{"_0":3}}"#)], in: folder)
+        // The app stopped while writing line 3.
+        let whole = try Data(contentsOf: file)
+        try (whole + Data(#"{"seq":3,"time":"2026-11-26T05:36:16.123Z","ty"#.utf8)).write(to: file)
+        let store = TallyStore.instantiate()
+        let failures = CollectedFailures()
+        #expect(replay(file, failures).replayAll() == 2)
+        #expect(store.total.value == 5)
+        #expect(
+            failures.messages == [
+                "\(file.lastPathComponent), line 4 is truncated: the file ends in the middle of it (the app stopped "
+                    + "while writing it); 2 state(s) before it were replayed"
+            ])
+    }
+
+    @Test func aFailureIsAnIssueOfTheTestAtTheCallThatATestCanExpect() throws {
+        let folder = try TemporaryFolder()
+        let file = try recording([Self.line(1, #"{"add":{"_0":2}}"#, type: "Renamed")], in: folder)
+        withKnownIssue {
+            let replay = DispatchReplay(contentsOf: file, decoding: [.state(Dispatcher.Tally.self, named: "Tally")])
+            replay.replayAll()
+        } matching: { issue in
+            issue.comments.first?.rawValue.contains("line 2: unknown state type 'Renamed'") == true
+                && issue.sourceLocation?.fileID.hasSuffix("DispatchReplayTests.swift") == true
+        }
+    }
+
+    @Test func anUnknownTypeNameFailsNamingTheTypesItKnowsAndHowToMapIt() throws {
+        let folder = try TemporaryFolder()
+        let file = try recording(
+            [Self.line(1, #"{"add":{"_0":2}}"#), Self.line(2, #"{"ping":{}}"#, type: "MyApp.Dispatcher.Ping")],
+            in: folder)
+        let store = TallyStore.instantiate()
+        let failures = CollectedFailures()
+        let replay = replay(file, failures)
+        replay.replayAll()
+        #expect(store.total.value == 2)
+        #expect(
+            failures.messages == [
+                "\(file.lastPathComponent), line 3: unknown state type 'MyApp.Dispatcher.Ping'; this replay decodes "
+                    + "Tally. A type renamed or moved since the recording has another default name: pass "
+                    + ".state(YourType.self, named: \"MyApp.Dispatcher.Ping\"); 1 state(s) before it were replayed"
+            ])
+        #expect(replay.failure == failures.messages.first)
+    }
+
+    @Test func aChangedCaseFailsNamingTheLineAndShowingIt() throws {
+        let folder = try TemporaryFolder()
+        let file = try recording([Self.line(1, #"{"increment":{"_0":2}}"#)], in: folder)
+        let failures = CollectedFailures()
+        #expect(replay(file, failures).replayAll() == 0)
+        let message = try #require(failures.messages.first)
+        #expect(message.contains("line 2: the Tally state does not decode (a case or a field renamed or changed"))
+        #expect(message.contains("at state"))
+        #expect(message.contains(#"the line: {"seq":1"#))
+    }
+
+    @Test func aChangedFieldTypeFailsNamingWhere() throws {
+        let folder = try TemporaryFolder()
+        let file = try recording([Self.line(1, #"{"add":{"_0":"two"}}"#)], in: folder)
+        let failures = CollectedFailures()
+        replay(file, failures).replayAll()
+        #expect(failures.messages.first?.contains("line 2: the Tally state does not decode") == true)
+        #expect(failures.messages.first?.contains("at state.add._0") == true)
+    }
+
+    @Test func aFileThatIsNotJSONFailsAtItsFirstLine() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("notes.txt")
+        try Data("Dear diary,\nnothing happened.\n".utf8).write(to: file)
+        let failures = CollectedFailures()
+        #expect(replay(file, failures).replayAll() == 0)
+        #expect(
+            failures.messages == [
+                "notes.txt, line 1 is not the header of a FluxCapacitor recording, so the file is not one a "
+                    + "DispatchFileRecorder wrote; it starts: Dear diary,; 0 state(s) before it were replayed"
+            ])
+    }
+
+    @Test func aLineThatIsNotJSONFailsNamingIt() throws {
+        let folder = try TemporaryFolder()
+        let file = try recording([Self.line(1, #"{"add":{"_0":2}}"#), "<html>oops</html>"], in: folder)
+        let failures = CollectedFailures()
+        #expect(replay(file, failures).replayAll() == 1)
+        #expect(
+            failures.messages.first?.contains("line 3 is not a recorded dispatch: not valid JSON") == true,
+            "\(failures.messages)")
+    }
+
+    @Test func aGapInTheSequenceFailsNamingTheMissingDispatches() throws {
+        let folder = try TemporaryFolder()
+        let file = try recording([Self.line(1, #"{"add":{"_0":2}}"#), Self.line(5, #"{"add":{"_0":3}}"#)], in: folder)
+        let failures = CollectedFailures()
+        #expect(replay(file, failures).replayAll() == 1)
+        #expect(failures.messages.first?.contains("line 3: dispatches 2 to 4 were not recorded") == true)
+    }
+
+    @Test func anEmptyOrMissingFileFails() throws {
+        let folder = try TemporaryFolder()
+        let empty = folder.file("empty.jsonl")
+        try Data().write(to: empty)
+        let failures = CollectedFailures()
+        replay(empty, failures).replayAll()
+        replay(folder.file("missing.jsonl"), failures).replayAll()
+        #expect(failures.messages.count == 2)
+        #expect(failures.messages.first?.contains("line 1: the file is empty") == true)
+        #expect(failures.messages.last?.contains("cannot open") == true)
+    }
+
+    @Test func aLaterVersionOfTheFormatIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("future.jsonl")
+        try Data("{\"format\":\"FluxCapacitor dispatch recording\",\"version\":2}\n".utf8).write(to: file)
+        let failures = CollectedFailures()
+        replay(file, failures).replayAll()
+        #expect(failures.messages.first?.contains("version 2 of the format; this replay reads version 1") == true)
+    }
+
+    /// 100 MB of lines: stepping through its start reads a chunk at a time, not the file.
+    @Test func aHundredMegabyteFileIsReadAsItIsReplayedInBoundedMemory() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("big.jsonl")
+        var block = Data()
+        var sequence = 0
+        while block.count < 1 << 20 {
+            sequence += 1
+            block.append(contentsOf: (Self.line(sequence, #"{"add":{"_0":1}}"#) + "\n").utf8)
+        }
+        var contents = Data((Self.header + "\n").utf8)
+        contents.reserveCapacity(contents.count + 100 * block.count)
+        for _ in 0..<100 {
+            contents.append(block)
+        }
+        try contents.write(to: file)
+        let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0
+        #expect(size > 100 << 20)
+
+        let store = TallyStore.instantiate()
+        let failures = CollectedFailures()
+        let replay = replay(file, failures)
+        for _ in 0..<5_000 {
+            replay.next()
+        }
+        #expect(store.total.value == 5_000)
+        #expect(failures.messages.isEmpty)
+        #expect(replay.peakBufferedBytes < 1 << 20, "held \(replay.peakBufferedBytes) bytes")
+    }
+
+    /// 100 MB with no newline after the header: not read whole, a clear failure.
+    @Test func aHundredMegabyteLineFailsAtTheLineLimitWithoutReadingItAll() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("one-line.jsonl")
+        try (Data((Self.header + "\n").utf8) + Data(repeating: UInt8(ascii: "x"), count: 100 << 20)).write(to: file)
+
+        let failures = CollectedFailures()
+        let replay = DispatchReplay(
+            contentsOf: file, decoding: [.state(Dispatcher.Tally.self)], maximumLineLength: 1 << 20,
+            reportingTo: failures.reporter)
+        #expect(replay.replayAll() == 0)
+        #expect(
+            failures.messages.first?.contains(
+                "line 2 is longer than 1048576 bytes, the longest a replay reads (maximumLineLength)") == true)
+        #expect(replay.peakBufferedBytes < 4 << 20, "held \(replay.peakBufferedBytes) bytes")
+    }
+}
