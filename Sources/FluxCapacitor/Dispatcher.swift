@@ -197,7 +197,7 @@ public final class Dispatcher: @unchecked Sendable {
             // What the reduce that just ended asked to recompute goes first, lowest level
             // first; a recomputation may ask for more, of higher levels.
             while let combination = dispatching.nextRecomputation() {
-                combination.recomputeLocked()
+                combination.recompute()
             }
             guard let next = dispatching.queued.popFirst() else {
                 break
@@ -216,24 +216,17 @@ public final class Dispatcher: @unchecked Sendable {
         dispatching.addRecomputation(combination)
     }
 
-    /// Recomputes `combination` as a dispatch of its own: holding `mutex` (waiting for a
-    /// dispatch on another thread to end), then running what it led to.
-    func recomputeAsDispatch(_ combination: Combination) {
-        mutex.lock()
-        combination.recomputeLocked()
-        finishDispatchingAndUnlock()
-    }
-
-    /// Runs `body` holding `mutex` (when this thread does not hold it already), so that no
-    /// dispatch is halfway through a reduce meanwhile.
-    @usableFromInline
-    func withDispatchesPaused<Result>(_ body: () -> Result) -> Result {
+    /// Runs `body` inside this thread's dispatch of this dispatcher, or else as a dispatch
+    /// of its own: holding `mutex`, and then running what it led to (recomputations it
+    /// asked for, dispatches queued) before unlocking.
+    func asPartOfADispatch(_ body: () -> Void) {
         if mutex.isHeldByCurrentThread {
-            return body()
+            body()
+            return
         }
         mutex.lock()
-        defer { mutex.unlock() }
-        return body()
+        body()
+        finishDispatchingAndUnlock()
     }
 
     /// Reduces `state` in its live store between two log events, or logs that it was
@@ -308,9 +301,11 @@ public final class Dispatcher: @unchecked Sendable {
 }
 
 extension Dispatcher {
-    /// Runs `body` holding `mutex`: locks it, unless this thread holds it already because
-    /// it is dispatching (a log subscriber or observer subscribing or cleaning).
-    private func withMutex<Result>(_ body: () -> Result) -> Result {
+    /// Runs `body` holding `mutex`, so that no dispatch is halfway through a reduce
+    /// meanwhile: locks it, unless this thread holds it already because it is dispatching
+    /// (a log subscriber or observer subscribing, a combined value made in a reduce).
+    @usableFromInline
+    func withMutex<Result>(_ body: () -> Result) -> Result {
         if mutex.isHeldByCurrentThread {
             return body()
         }
@@ -333,9 +328,9 @@ extension Dispatcher {
         var queued = FIFO<(Dispatcher) -> Void>()
         /// The combined value to recompute first, then the others, lowest level first
         /// (equal levels in the order they asked). The first apart, so that the usual reduce,
-        /// which changes one combined value, appends to no array (one array for all: a dispatch
-        /// changing two sources cost 1,379 instructions instead of 1,199,
-        /// `Benchmarks/instructions --filter combining`).
+        /// which changes one combined value, appends to no array (one array for all cost a
+        /// dispatch changing two sources 180 instructions more, 1,379 against 1,199 when
+        /// measured: `Benchmarks/instructions --filter combining`).
         @usableFromInline
         private(set) var firstRecomputation: Combination?
         private var laterRecomputations: [Combination] = []

@@ -68,9 +68,7 @@ public class Dust: @unchecked Sendable {
 
     /// Whether ``clean()`` has been called.
     public final var isCleaned: Bool {
-        StripedLocks.mutex(for: self).withLock {
-            if case .cleaned = state { true } else { false }
-        }
+        StripedLocks.mutex(for: self).withLock { isCleanedLocked }
     }
 
     /// Whether the dust was cleaned: for a subclass that keeps its own state under the
@@ -86,24 +84,27 @@ public class Dust: @unchecked Sendable {
         }
     }
 
-    /// What ``markCleaned()`` took out of a dust, for ``finishCleaning(_:)``.
+    /// The second half of a ``clean()`` that ``markCleaned()`` began: what it took out of
+    /// the dust.
     struct Cleaning {
+        fileprivate let dust: Dust
         fileprivate let state: State
         fileprivate let buster: DustBuster?
+
+        /// Ends what the dust stands for and takes it out of its busters, as ``clean()``
+        /// does after marking it. Call with no lock held.
+        func finish() {
+            dust.finishCleaning(state, buster)
+        }
     }
 
     /// The first half of ``clean()``, for a caller that must mark the dust cleaned inside a
     /// critical section of its own (`InFlightTasks` takes a task out of its table so): marks
-    /// it cleaned and returns what the second half needs, or `nil` if it was cleaned
-    /// already. Call it holding no lock, or only one that ranks lower than a striped mutex,
-    /// and call ``finishCleaning(_:)`` with what it returns once no lock is held.
+    /// it cleaned and returns the second half, or `nil` if it was cleaned already. Call it
+    /// holding no lock, or only one that ranks lower than a striped mutex, and call the
+    /// second half's `finish()` once no lock is held.
     final func markCleaned() -> Cleaning? {
-        takeForCleaning().map { Cleaning(state: $0.state, buster: $0.buster) }
-    }
-
-    /// The second half of ``clean()``, after ``markCleaned()``. Call with no lock held.
-    final func finishCleaning(_ cleaning: Cleaning) {
-        finishCleaning(cleaning.state, cleaning.buster)
+        takeForCleaning().map { Cleaning(dust: self, state: $0.state, buster: $0.buster) }
     }
 
     /// Marks the dust cleaned, in one critical section of its striped mutex, and takes out

@@ -41,8 +41,10 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
         case starting
         /// Its work runs in this Swift task.
         case running(Task<Void, Never>)
-        /// A dispatch of its work is being reduced on `thread`, holding the dispatcher.
-        case dispatching(Task<Void, Never>, thread: UInt)
+        /// A dispatch of its work is being reduced on `thread`, holding the dispatcher; if
+        /// the work returned meanwhile (it handed the task to another thread), the task
+        /// ends when that dispatch does.
+        case dispatching(Task<Void, Never>, thread: UInt, workReturned: Bool)
         /// Its work returned, uncancelled.
         case ended(Task<Void, Never>)
     }
@@ -99,7 +101,7 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
         let task: Task<Void, Never>? = withPhase {
             switch $0 {
             case .starting: nil
-            case .running(let task), .dispatching(let task, _), .ended(let task): task
+            case .running(let task), .dispatching(let task, _, _), .ended(let task): task
             }
         }
         await task?.value
@@ -152,18 +154,22 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
         withPhase { phase in
             guard !isCleanedLocked else { return false }
             if case .running(let task) = phase {
-                phase = .dispatching(task, thread: ThreadID.current)
+                phase = .dispatching(task, thread: ThreadID.current, workReturned: false)
             }
             return true
         }
     }
 
-    /// The dispatch that `beginDispatch()` let through was reduced.
+    /// The dispatch that `beginDispatch()` let through was reduced. If the work returned
+    /// meanwhile, the task ends now: uncancelled, it leaves its table and its busters.
     func endDispatch() {
-        withPhase { phase in
-            if case .dispatching(let task, _) = phase {
-                phase = .running(task)
-            }
+        let ended = withPhase { phase in
+            guard case .dispatching(let task, _, let workReturned) = phase else { return false }
+            phase = workReturned ? .ended(task) : .running(task)
+            return workReturned && !isCleanedLocked
+        }
+        if ended {
+            leaveTableAndBusters()
         }
     }
 
@@ -177,12 +183,16 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
             break
         case .running(let task):
             task.cancel()
-        case .dispatching(let task, let thread):
+        case .dispatching(let task, let thread, let workReturned):
             task.cancel()
             if thread != ThreadID.current {
                 // It passed the check before the cancellation: it ends before we go on, so
                 // that nothing of the work reaches a store after this returns.
                 dispatcher.mutex.withLock {}
+            }
+            if workReturned {
+                table?.forget(self)
+                return
             }
         case .ended:
             table?.forget(self)
@@ -194,18 +204,33 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
         table?.forget(self)
     }
 
-    /// The work returned: the task leaves its table and its busters. A cancelled task keeps
-    /// its phase, so that its cancellation (which may still be on its way) runs `onCancel`.
+    /// The work returned: the task leaves its table and its busters, or, while another
+    /// thread reduces a dispatch of it, when that dispatch ends (`endDispatch()`). A
+    /// cancelled task keeps its phase, so that its cancellation (which may still be on its
+    /// way) runs `onCancel`.
     private func end() {
-        let isCancelled = withPhase { phase in
-            guard !isCleanedLocked, case .running(let task) = phase else { return true }
-            phase = .ended(task)
-            return false
+        let ended = withPhase { phase in
+            guard !isCleanedLocked else { return false }
+            switch phase {
+            case .running(let task):
+                phase = .ended(task)
+                return true
+            case .dispatching(let task, let thread, _):
+                phase = .dispatching(task, thread: thread, workReturned: true)
+                return false
+            case .starting, .ended:
+                // `begin` makes the phase `.running` before the work can return.
+                return false
+            }
         }
-        if !isCancelled {
-            table?.forget(self)
-            leaveBusters()
+        if ended {
+            leaveTableAndBusters()
         }
+    }
+
+    private func leaveTableAndBusters() {
+        table?.forget(self)
+        leaveBusters()
     }
 
     /// A task whose work returned uncancelled has nothing left to cancel: a buster lets

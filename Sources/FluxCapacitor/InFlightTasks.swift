@@ -141,9 +141,7 @@ public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @u
         mutex.unlock()
         // Outside the lock: the cancellation may wait for a dispatch of the replaced work on
         // another thread, and runs its `onCancel`; the new work begins after that.
-        if let replaced, let cancelling {
-            replaced.finishCleaning(cancelling)
-        }
+        cancelling?.finish()
         task.begin(operation)
         return task
     }
@@ -162,9 +160,7 @@ public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @u
         let task = running.removeValue(forKey: id)
         let cancelling = task?.markCleaned()
         mutex.unlock()
-        if let task, let cancelling {
-            task.finishCleaning(cancelling)
-        }
+        cancelling?.finish()
     }
 
     /// Cancels every task, each as ``cancel(_:)`` does.
@@ -174,11 +170,11 @@ public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @u
     /// ```
     public func cancelAll() {
         mutex.lock()
-        let tasks = running.values.compactMap { task in task.markCleaned().map { (task, $0) } }
+        let cancellings = running.values.compactMap { $0.markCleaned() }
         running = [:]
         mutex.unlock()
-        for (task, cancelling) in tasks {
-            task.finishCleaning(cancelling)
+        for cancelling in cancellings {
+            cancelling.finish()
         }
     }
 

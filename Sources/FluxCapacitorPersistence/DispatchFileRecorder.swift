@@ -28,7 +28,8 @@ public import Foundation
 /// ```
 ///
 /// `seq` counts the dispatches of recorded types from 1, `time` is when the store reduced
-/// the state (UTC, to the millisecond), `type` the name of its ``RecordedType``, and
+/// the state, or when it was dropped for want of a live store, which is recorded too (UTC,
+/// to the millisecond), `type` the name of its ``RecordedType``, and
 /// `state` the state as its `Encodable` conformance writes it with `JSONEncoder`. The file
 /// is made readable by its owner only; a file already there is kept as
 /// `session.previous.jsonl` (replacing an older one), so the recording of a session that

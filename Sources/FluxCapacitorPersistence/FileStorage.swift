@@ -186,13 +186,11 @@ public final class FileStorage: PersistentStorage, @unchecked Sendable {
     public func write(_ data: Data, to slot: String) throws {
         try FileWriting.makeDirectory(directory.path)
         let target = try resolvedPath(of: slot)
-        let folder = (target as NSString).deletingLastPathComponent
-        let name = (target as NSString).lastPathComponent
+        let folder = FileWriting.folder(of: target)
         if folder != directory.path {
             try FileWriting.makeDirectory(folder)
         }
-        let temporary = try FileWriting.writeTemporaryFile(
-            data, beside: target, in: folder, named: name, newFileMode: 0o666)
+        let temporary = try FileWriting.writeTemporaryFile(data, beside: target, newFileMode: 0o666)
         // Checking the file, keeping another writer's version and renaming over it are one
         // step for every writer that takes the lock: none renames in between, so none
         // writes over a version unseen.

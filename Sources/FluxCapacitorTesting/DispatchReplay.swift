@@ -55,7 +55,7 @@ public final class DispatchReplay {
         /// The name the lines of this type carry.
         public let name: String
 
-        let decode: @Sendable (Data, JSONDecoder) throws -> any DispatchState
+        let decode: @Sendable (any Decoder) throws -> any DispatchState
         let dispatch: @Sendable (any DispatchState) -> Void
 
         /// Decodes the lines named `name` as `type`, with its `Decodable` conformance.
@@ -75,7 +75,7 @@ public final class DispatchReplay {
         ) -> ReplayedType {
             ReplayedType(
                 name: name ?? String(reflecting: type),
-                decode: { line, decoder in try decoder.decode(StateOfLine<State>.self, from: line).state },
+                decode: { decoder in try State(from: decoder) },
                 dispatch: { state in
                     // Decoded by `decode` above, as this type.
                     Replaying<State>().invoke(state as! State)
@@ -113,6 +113,11 @@ public final class DispatchReplay {
     private let madeIn: TestIdentity?
     private let reader: LineReader
     private let decoder = JSONDecoder()
+    private let timeFormatter: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
     private var lineNumber = 0
     private var lastSequence: UInt64?
     private var isDone = false
@@ -148,6 +153,7 @@ public final class DispatchReplay {
                 + ".state(_:named:).")
         self.file = file
         self.types = Dictionary(uniqueKeysWithValues: types.map { ($0.name, $0) })
+        decoder.userInfo[RecordedLine.typesKey] = self.types
         self.reporter = reporter
         madeIn = TestIdentity.current
         reader = LineReader(path: file.path, maximumLength: maximumLineLength)
@@ -179,9 +185,9 @@ public final class DispatchReplay {
     ) -> Step? {
         guard !isDone else { return nil }
         switch readStep() {
-        case .success(let step?):
+        case .success((let step, let type)?):
             Dispatcher.withCurrent(dispatcher) {
-                types[step.typeName]!.dispatch(step.state)
+                type.dispatch(step.state)
             }
             replayedCount += 1
             return step
@@ -246,14 +252,52 @@ public final class DispatchReplay {
         let version: Int
     }
 
-    private struct LineFields: Decodable {
+    /// A line of a recording, decoded in one pass: its fields, its type (looked up in the
+    /// replay's types, which the decoder's `userInfo` carries) and its state, as that type.
+    private struct RecordedLine: Decodable {
+        /// Why a line that is JSON did not decode.
+        enum Problem: Error {
+            case fields(any Error)
+            case unknownType(String)
+            case state(type: String, any Error)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case seq, time, type, state
+        }
+
+        static let typesKey = CodingUserInfoKey(rawValue: "FluxCapacitorTesting.DispatchReplay.types")!
+
         let seq: UInt64
         let time: String
-        let type: String
+        let typeName: String
+        let type: ReplayedType
+        let state: any DispatchState
+
+        init(from decoder: any Decoder) throws {
+            do {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                seq = try container.decode(UInt64.self, forKey: .seq)
+                time = try container.decode(String.self, forKey: .time)
+                typeName = try container.decode(String.self, forKey: .type)
+            } catch {
+                throw Problem.fields(error)
+            }
+            guard let type = (decoder.userInfo[Self.typesKey] as? [String: ReplayedType])?[typeName] else {
+                throw Problem.unknownType(typeName)
+            }
+            self.type = type
+            do {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                state = try type.decode(container.superDecoder(forKey: .state))
+            } catch {
+                throw Problem.state(type: typeName, error)
+            }
+        }
     }
 
-    /// The next line as a step, `nil` at the end, or why it cannot be used.
-    private func readStep() -> Result<Step?, Failure> {
+    /// The next line as a step and its type, `nil` at the end, or why it cannot be used.
+    private func readStep() -> Result<(Step, ReplayedType)?, Failure> {
         guard let read = reader.next() else {
             if lineNumber == 0 {
                 return .failure(Failure(reason: "line 1: the file is empty, not a FluxCapacitor recording"))
@@ -296,51 +340,44 @@ public final class DispatchReplay {
         return decodeStep(data)
     }
 
-    private func decodeStep(_ data: Data) -> Result<Step?, Failure> {
-        let fields: LineFields
+    private func decodeStep(_ data: Data) -> Result<(Step, ReplayedType)?, Failure> {
+        let line: RecordedLine
         do {
-            fields = try decoder.decode(LineFields.self, from: data)
-        } catch {
-            return .failure(Failure(reason: "line \(lineNumber) is not a recorded dispatch: \(Self.describe(error))"))
-        }
-        guard let type = types[fields.type] else {
+            line = try decoder.decode(RecordedLine.self, from: data)
+        } catch RecordedLine.Problem.unknownType(let name) {
             let known = types.keys.sorted().joined(separator: ", ")
             return .failure(
                 Failure(
-                    reason: "line \(lineNumber): unknown state type '\(fields.type)'; this replay decodes \(known). "
+                    reason: "line \(lineNumber): unknown state type '\(name)'; this replay decodes \(known). "
                         + "A type renamed or moved since the recording has another default name: pass "
-                        + ".state(YourType.self, named: \"\(fields.type)\")"))
-        }
-        if let last = lastSequence, fields.seq != last + 1 {
-            let reason =
-                fields.seq > last
-                ? "dispatches \(last + 1) to \(fields.seq - 1) were not recorded (the sequence jumps from \(last) to "
-                    + "\(fields.seq): the recorder dropped them, falling behind or unable to encode or write them, "
-                    + "and reported it)"
-                : "the sequence goes back from \(last) to \(fields.seq): not one recording"
-            return .failure(Failure(reason: "line \(lineNumber): \(reason)"))
-        }
-        let state: any DispatchState
-        do {
-            state = try type.decode(data, decoder)
-        } catch {
+                        + ".state(YourType.self, named: \"\(name)\")"))
+        } catch RecordedLine.Problem.state(let name, let error) {
             return .failure(
                 Failure(
-                    reason: "line \(lineNumber): the \(fields.type) state does not decode (a case or a field "
+                    reason: "line \(lineNumber): the \(name) state does not decode (a case or a field "
                         + "renamed or changed since the recording?): \(Self.describe(error)); the line: "
                         + Self.excerpt(data)))
+        } catch RecordedLine.Problem.fields(let error) {
+            return .failure(Failure(reason: "line \(lineNumber) is not a recorded dispatch: \(Self.describe(error))"))
+        } catch {
+            // Not JSON: the parser's error, before any field.
+            return .failure(Failure(reason: "line \(lineNumber) is not a recorded dispatch: \(Self.describe(error))"))
         }
-        guard let time = Self.date(fields.time) else {
-            return .failure(Failure(reason: "line \(lineNumber): the time '\(fields.time)' is not a UTC time"))
+        if let last = lastSequence, line.seq != last + 1 {
+            let reason =
+                line.seq > last
+                ? "dispatches \(last + 1) to \(line.seq - 1) were not recorded (the sequence jumps from \(last) to "
+                    + "\(line.seq): the recorder dropped them, falling behind or unable to encode or write them, "
+                    + "and reported it)"
+                : "the sequence goes back from \(last) to \(line.seq): not one recording"
+            return .failure(Failure(reason: "line \(lineNumber): \(reason)"))
         }
-        lastSequence = fields.seq
-        return .success(Step(line: lineNumber, sequence: fields.seq, time: time, typeName: fields.type, state: state))
-    }
-
-    private static func date(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
+        guard let time = timeFormatter.date(from: line.time) else {
+            return .failure(Failure(reason: "line \(lineNumber): the time '\(line.time)' is not a UTC time"))
+        }
+        lastSequence = line.seq
+        let step = Step(line: lineNumber, sequence: line.seq, time: time, typeName: line.typeName, state: line.state)
+        return .success((step, line.type))
     }
 
     /// The start of a line, for a message.
@@ -370,11 +407,6 @@ public final class DispatchReplay {
             return "\(error)"
         }
     }
-}
-
-/// The `state` of a line, decoded as `State`.
-private struct StateOfLine<State: Decodable>: Decodable {
-    let state: State
 }
 
 /// Dispatches a replayed state, as the recorded app's action did.

@@ -62,7 +62,6 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     private let dispatches: AssertionCursor<DispatchRecorder.Entry>
     private let settings: TesterSettings
     private var trackedValues: [any TrackedValueFinishing] = []
-    private let createdAt: CallLocation
     /// Its key in ``LiveTesters``, while it is not finished.
     private let liveKey: Int
     private var isFinished = false
@@ -117,13 +116,12 @@ public final class DispatchTester<State: DispatchState & Equatable> {
         let origin = TesterOrigin(
             test: test, location: location, testerName: "DispatchTester<\(typeName(State.self))>")
         settings = TesterSettings(exhaustivity: exhaustivity, timeout: timeout, reporter: reporter, origin: origin)
-        createdAt = location
         liveKey = LiveTesters.register(origin)
     }
 
     deinit {
         if !isFinished {
-            finish(at: createdAt)
+            finish(at: settings.origin.location)
         }
     }
 

@@ -122,12 +122,21 @@ private func signalled(_ semaphore: DispatchSemaphore) async -> Bool {
 struct WaitingInsideADispatchTests {
     // MARK: A persisted value
 
+    /// What a reduce does with a persisted value while another thread's report waits for
+    /// the dispatcher.
+    enum SlotEnd: String, CaseIterable, Sendable {
+        /// Lets go of the last reference to the store: its deinit runs with the
+        /// dispatcher's mutex held, after the reduce.
+        case letGoOfTheStore
+        /// Calls `flush()` in the reduce.
+        case flush
+    }
+
     /// Thread B flushes: its write fails, and the report dispatches to the dispatcher that
-    /// thread A holds. A, in a reduce, waits until B reports, then lets go of the last
-    /// reference to a store with a persisted value: the store's deinit runs with the
-    /// dispatcher's mutex held, after the reduce. Waiting there for B's report to be
-    /// made would wait for A itself.
-    @Test func aStoreLetGoOfInsideADispatchDoesNotWaitForAReportThatDispatches() async {
+    /// thread A holds. A, in a reduce, waits until B reports, then lets go of the store or
+    /// flushes. Waiting there for B's report to be made would wait for A itself.
+    @Test(arguments: SlotEnd.allCases)
+    func aPersistedValueEndedInsideADispatchDoesNotWaitForAReportThatDispatches(_ end: SlotEnd) async {
         let dispatcher = Dispatcher.current
         let runStore = RunStore.instantiate()
         let storage = DispatchingReportStorage(dispatching: dispatcher)
@@ -143,8 +152,11 @@ struct WaitingInsideADispatchTests {
                         .run {
                             aHoldsTheMutex.signal()
                             storage.reporting.wait()
+                            switch end {
                             // The dispatch holds the store until the reduce returns.
-                            _ = box.withLock { $0.take() }
+                            case .letGoOfTheStore: _ = box.withLock { $0.take() }
+                            case .flush: storage.flush()
+                            }
                         })
                 }
             },
@@ -154,41 +166,10 @@ struct WaitingInsideADispatchTests {
             },
         ])
 
-        #expect(returned, "a deadlock: the store's deinit waited for a report that waited for the dispatcher")
-        #expect(box.value == nil)
+        #expect(returned, "a deadlock: \(end) in a reduce waited for a report that waited for the dispatcher")
+        #expect((box.value == nil) == (end == .letGoOfTheStore))
         #expect(storage.dispatchedFromReports.value == 1)
         withExtendedLifetime(runStore) {}
-    }
-
-    /// As above, with `flush()` called in the reduce.
-    @Test func flushInsideADispatchDoesNotWaitForAReportThatDispatches() async {
-        let dispatcher = Dispatcher.current
-        let runStore = RunStore.instantiate()
-        let storage = DispatchingReportStorage(dispatching: dispatcher)
-        let store = Persistence.withDefaultStorage(storage) { PersistedCountStore.instantiate() }
-        PersistedCountAction().invoke(.set(1))
-        let aHoldsTheMutex = DispatchSemaphore(value: 0)
-
-        let returned = await allReturn([
-            {
-                Dispatcher.withCurrent(dispatcher) {
-                    PersistedCountAction().invoke(
-                        .run {
-                            aHoldsTheMutex.signal()
-                            storage.reporting.wait()
-                            storage.flush()
-                        })
-                }
-            },
-            {
-                aHoldsTheMutex.wait()
-                storage.flush()
-            },
-        ])
-
-        #expect(returned, "a deadlock: flush() in a reduce waited for a report that waited for the dispatcher")
-        #expect(storage.dispatchedFromReports.value == 1)
-        withExtendedLifetime((store, runStore)) {}
     }
 
     @Test func aStoreLetGoOfInsideADispatchStillWritesItsLastChange() {

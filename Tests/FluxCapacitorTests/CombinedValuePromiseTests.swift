@@ -130,6 +130,30 @@ struct CombinedValuePromiseTests {
         #expect(firstStore.allEqual.value && secondStore.allEqual.value)
     }
 
+    /// A combined value made in one dispatcher over a store of another, and a value
+    /// combined from it in the first: a dispatch of the second dispatcher updates both,
+    /// each time (the second's recomputation is one the first dispatcher asks for while
+    /// recomputing the first, on behalf of the other dispatcher).
+    @Test func aValueCombinedFromOneOfAnotherDispatchersStoresFollowsEveryDispatch() {
+        let owner = Dispatcher()
+        let other = Dispatcher()
+        let store = Dispatcher.withCurrent(other) { CounterStore.instantiate() }
+        let (tenfold, plusOne) = Dispatcher.withCurrent(owner) {
+            let tenfold = Constant(combining: store.count, store.count) { count, _ in count * 10 }
+            let plusOne = Constant(combining: tenfold, tenfold) { tenfold, _ in tenfold + 1 }
+            return (tenfold, plusOne)
+        }
+        let heard = Locked<[Int]>([])
+        let dust = plusOne.observe(ignoreFirst: true) { value in heard.withLock { $0.append(value) } }
+        defer { dust.clean() }
+        for count in 1...3 {
+            Dispatcher.withCurrent(other) { CounterAction().invoke(.set(count)) }
+            #expect(tenfold.value == count * 10)
+            #expect(plusOne.value == count * 10 + 1, "after the dispatch setting \(count)")
+        }
+        #expect(heard.value == [11, 21, 31])
+    }
+
     /// `c[k] = Constant(combining: c[k-1], c[k-2])`, 24 deep: one dispatch recomputes each
     /// combination once, lowest first, so each reads its sources' new values (a walk of
     /// every path would recompute the deepest ones thousands of times).

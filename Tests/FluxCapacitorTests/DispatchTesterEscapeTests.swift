@@ -75,7 +75,9 @@ struct DispatchTesterEscapeTests {
                 "A DispatchTester<Dispatcher.Counter> made in the test “\(maker.name)” at "
                     + "\(#fileID):4242 finished outside it"))
         #expect(standardError.contains("1 dispatch was not asserted"))
-        #expect(standardError.contains("error: 1 DispatchTester failure was reported outside the test"))
+        #expect(
+            standardError.contains(
+                "error: 1 failure was reported outside the test that made the DispatchTester or DispatchReplay"))
     }
 
     @Test func aTesterKeptPastTheEndOfTheRunFailsTheRunNamingItsTest() async throws {
@@ -97,7 +99,9 @@ struct DispatchTesterEscapeTests {
             standardError.contains(
                 "error: A DispatchTester<Dispatcher.Counter> made in the test “\(maker.name)” at "
                     + "\(#fileID):4343 was still alive when the test run ended: it never finished"))
-        #expect(standardError.contains("error: 1 DispatchTester failure was reported outside the test"))
+        #expect(
+            standardError.contains(
+                "error: 1 failure was reported outside the test that made the DispatchTester or DispatchReplay"))
     }
 
     @Test func testersFinishedBeforeTheEndOfTheRunAddNoExitFailure() async throws {

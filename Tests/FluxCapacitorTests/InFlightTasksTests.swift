@@ -124,6 +124,47 @@ struct InFlightTasksTests {
         #expect(!tasks.isRunning("refresh"))
     }
 
+    /// The work hands its task to a thread of its own, which dispatches with it, and
+    /// returns while that dispatch is being reduced: the task ends when the dispatch does
+    /// (it leaves its table, so `.ignoreNew` starts the next one), and a cancel after that
+    /// finds work that returned (no `onCancel`).
+    @Test func workThatReturnsWhileAnotherThreadReducesItsDispatchEndsWithThatDispatch() async throws {
+        let store = CounterStore.instantiate()
+        let reducing = Locked(false)
+        let release = DispatchSemaphore(value: 0)
+        let observer = store.count.observe(ignoreFirst: true) { _ in
+            reducing.withLock { $0 = true }
+            release.wait()
+        }
+        defer { observer.clean() }
+        let dispatched = Locked(false)
+        let cancellations = Locked(0)
+        let dispatcher = Dispatcher.current
+        let tasks = InFlightTasks<String>(policy: .ignoreNew)
+        let task = try #require(
+            tasks.start("fetch", onCancel: { cancellations.withLock { $0 += 1 } }) { task in
+                Thread {
+                    Dispatcher.withCurrent(dispatcher) { CounterAction().invoke(.increment, unlessCancelled: task) }
+                    dispatched.withLock { $0 = true }
+                }
+                .start()
+                try? await waitUntil { reducing.value }
+            })
+        // The work returned (and the task heard it) while the dispatch is held in its reduce.
+        await task.finish()
+        #expect(tasks.isRunning("fetch"))
+        release.signal()
+        try await waitUntil { dispatched.value }
+
+        #expect(store.count.value == 1)
+        #expect(!tasks.isRunning("fetch"), "the task stayed in its table after its work and its dispatch ended")
+        let next = tasks.start("fetch") { _ in }
+        #expect(next != nil, ".ignoreNew ignored a start after the work had returned")
+        await next?.finish()
+        task.cancel()
+        #expect(cancellations.value == 0, "onCancel ran for work that had returned")
+    }
+
     @Test func aDustBusterCancelsEveryTaskItHolds() async throws {
         let tasks = InFlightTasks<Int>(policy: .cancelRunning)
         let saw = Locked(0)

@@ -61,7 +61,7 @@ struct ValueCoreStateMachineTests {
         /// The machine's `change` of a value numbered by the changes so far: the round to
         /// deliver, or `nil` when it was handed over.
         func change(on thread: UInt) -> ValueCoreStateMachine.Delivery? {
-            switch machine.change(Int(machine.version) + 1, round: roundLocked(), thread: thread) {
+            switch machine.change(Int(machine.version) + 1, round: roundLocked()) {
             case .deliverRound(let delivery):
                 round = .running(drainer: thread)
                 return delivery

@@ -83,7 +83,7 @@ void cflux_mutex_deinit(cflux_mutex *_Nonnull mutex);
 /// bits clear: the thread pointer on Linux x86_64 and arm64 (one instruction), else
 /// `pthread_self()` (both are addresses of the thread's control block, which holds
 /// pointers, so at least 8-byte aligned). The value core's round word keeps flags in those
-/// bits (`ObserverCore.round`).
+/// bits (`ObserverCore.handedOverBit` says what the word holds).
 ///
 /// The thread pointer is the thread's own control block only on Linux: glibc and musl keep
 /// their `struct pthread` at `%fs:0` (x86_64) and in `TPIDR_EL0` (arm64). Not on Apple:
@@ -178,7 +178,7 @@ void cflux_yield(void);
 
 /// What a value core's `CoreLock` holds in its own allocation: the core's mutex; its
 /// round word, which the thread delivering a round (or a first value) clears without the
-/// mutex when nothing else happened meanwhile (see `ObserverCore.round`); and the core
+/// mutex when nothing else happened meanwhile (see `ObserverCore.handedOverBit`); and the core
 /// itself, unretained, read and written with the mutex held (`CoreLock.withCore`).
 typedef struct cflux_core_lock {
     cflux_mutex mutex;
@@ -222,7 +222,8 @@ static inline bool cflux_core_lock_exchange_round(
 // MARK: Lock order (internal checks only)
 
 /// The ranks of the locks the calling thread holds, in the order it took them, kept by
-/// `Lock` only when the library is built with FLUXCAPACITOR_INTERNAL_CHECKS (see
+/// `LockRank.willTake`/`didRelease` for every mutex of the library (`Lock`, `CoreLock`, a
+/// striped mutex) only when the library is built with FLUXCAPACITOR_INTERNAL_CHECKS (see
 /// Internal/README.md, "Lock order"), in a `_Thread_local` stack of up to 64.
 
 /// Records that the calling thread takes `lock` of `rank`: returns -1 if every lock it

@@ -7,7 +7,7 @@
 /// halfway while the sources are read. A trigger inside a dispatch of it asks for one
 /// recomputation after the reduce; inside a dispatch of the current dispatcher, that one
 /// asks (and the recomputation holds both); anywhere else the recomputation is a dispatch
-/// of its own (`Dispatcher.recomputeAsDispatch(_:)`).
+/// of its own (`Dispatcher.asPartOfADispatch(_:)`).
 ///
 /// A source's observation is only a trigger: a recomputation reads every source as it is
 /// now, and sets the derived core when the sum of their versions (which only grow) moved.
@@ -93,7 +93,7 @@ final class Combination: @unchecked Sendable {
             current.recomputeAfterThisReduceLocked(self)
             return
         }
-        dispatcher.recomputeAsDispatch(self)
+        recompute()
     }
 
     /// `source`'s value; adds its version to `versionSum`.
@@ -113,15 +113,18 @@ final class Combination: @unchecked Sendable {
         return value
     }
 
-    /// Reads the sources and sets the derived core if one moved. Called by a dispatcher
-    /// with its mutex held (this one's, or the current one's, then taking this one's too).
-    func recomputeLocked() {
+    /// Reads the sources and sets the derived core if one moved, holding the dispatcher's
+    /// mutex: inside this thread's dispatch of it (the dispatcher runs what a reduce asked
+    /// for), or else as a dispatch of its own (a trigger outside any dispatch, or a
+    /// recomputation another dispatcher's reduce asked for), so that what it leads to (a
+    /// value combined from this one) runs after it.
+    func recompute() {
         if dispatcher.mutex.isHeldByCurrentThread {
             state.isPending = false
         }
         // The derived core retained for the recomputation, if it is still alive.
         guard let derived = derived.liveStore() else { return }
-        dispatcher.withDispatchesPaused {
+        dispatcher.asPartOfADispatch {
             update(&state.lastVersionSum, unsafeDowncast(derived, to: ObserverCore.self))
         }
     }
@@ -147,7 +150,7 @@ extension ValueCore {
         }
         let dispatcher = Dispatcher.current
         var versions: [UInt64] = []
-        let first = dispatcher.withDispatchesPaused { (repeat Combination.read(each sources, &versions)) }
+        let first = dispatcher.withMutex { (repeat Combination.read(each sources, &versions)) }
         let derived = ValueCore(transform(repeat each first), isDerived: true)
         let combination = Combination(
             dispatcher: dispatcher, sources: sourceCores, versionSum: versions.reduce(0, &+), derived: derived

@@ -10,7 +10,7 @@ public import CFluxCapacitorShims
 /// while holding the lock (`withCore(_:)`). A core whose last reference is gone but whose
 /// `deinit` waits for the lock is still whole, and is used without being retained.
 ///
-/// The mutex, the round word (`ObserverCore.round` says what it holds) and the core's
+/// The mutex, the round word (`ObserverCore.handedOverBit` says what it holds) and the core's
 /// address are the `ManagedBuffer`'s element (`cflux_core_lock`), so the mutex and the
 /// word have the stable addresses that a futex, `os_unfair_lock` and atomics need, and
 /// Swift frees them with the object. (One object for the lock and the link: a live store
@@ -85,7 +85,8 @@ final class CoreLock: ManagedBuffer<Void, cflux_core_lock>, MutexHolding {
         lock()
         defer { unlock() }
         guard let core = cflux_core_lock_core(element) else { return nil }
-        // Unretained: the core cannot finish its deinit while the lock is held (see above).
+        // Unretained: the core cannot finish its deinit while the lock is held (see above),
+        // and a core whose deinit waits for the lock must not be retained (its count is 0).
         return Unmanaged<ObserverCore>.fromOpaque(core)._withUnsafeGuaranteedRef(body)
     }
 }

@@ -97,8 +97,8 @@ enum LockRank: UInt8, Sendable {
     /// observers run (except by `Variable.update(_:)`'s closure, which must not reach other
     /// values).
     case valueCore
-    /// A striped mutex (`StripedLocks`): a dust's state, a mailbox's queue, a scoped
-    /// observation's dust.
+    /// A striped mutex (`StripedLocks`): a dust's state, an `InFlightTask`'s phase, a
+    /// mailbox's queue, a scoped observation's dust, a log subscriber's handler.
     case striped
     /// A `DustBuster`'s bag of dusts (inserted into while the dust's striped mutex is held).
     case dustBuster

@@ -5,7 +5,7 @@ public import Observation
 /// value and tells trackers about changes.
 ///
 /// A core makes its bridge on the first read through `.value` and never lets go of it
-/// (see `ObserverCore.observation`), so a value that is only observed, bound or
+/// (see `ValueCore.Storage.observation`), so a value that is only observed, bound or
 /// persisted, and never read through `.value`, never reaches Observation: its sets stay as
 /// cheap as they were. A value that was read pays one registrar `willSet`/`didSet` pair per
 /// change, whether or not anything tracks it: Observation has no public way to ask.

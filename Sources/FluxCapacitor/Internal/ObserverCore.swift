@@ -1,7 +1,7 @@
 import CFluxCapacitorShims
 
 /// The part of a value core that does not depend on the element type: the lock and round
-/// word, the state machine, the Observation bridge, and what a derived value holds on to.
+/// word, the state machine, and what a derived value holds on to.
 /// `DeliveryCore` delivers values of a type to observers; `ValueCore` adds a stored value.
 /// `Internal/README.md` tells how they work together.
 ///
@@ -9,8 +9,9 @@ import CFluxCapacitorShims
 /// reaches without knowing the element type, runs no generic code.
 @usableFromInline
 class ObserverCore: @unchecked Sendable {
-    // Sendable: `lock` guards every stored var below, with one exception told at `round`:
-    // while a round runs, its drainer reads the slab's slots without the lock.
+    // Sendable: `lock` guards every stored var below, with one exception told at
+    // `ValueCoreStateMachine.observers`: while a round runs, its drainer reads the slab's
+    // slots without the lock.
 
     /// Held only for the machine's bookkeeping, never while observers run, except by
     /// `Variable.update(_:)`, which holds it while the caller's closure changes the value
@@ -46,7 +47,8 @@ class ObserverCore: @unchecked Sendable {
 
     deinit {
         upstream?.observation.clean()
-        // Once detached, no observer is inside `remove(_:)` and none will enter it.
+        // Once detached, no observer is inside `removeLocked(_:)` (reached through
+        // `CoreLock.withCore`) and none will enter it.
         lock.detach()
         for observer in machine.removeAllObservers() {
             observer.releaseHandler()
@@ -138,7 +140,8 @@ class ObserverCore: @unchecked Sendable {
     ///
     /// So a change made while another thread delivers one waits and delivers its own value,
     /// as behind a plain lock, instead of queueing it for the other thread
-    /// (`Benchmarks/contention`: a set by 4 threads at once, 413 ns → 25 ns). The wait is
+    /// (4 threads setting one value, on two cores: 283 ns per set handing over, issue 34's
+    /// figure; 15–16 ns waiting, `Benchmarks/contention`). The wait is
     /// bounded: a round that goes on (a slow observer, or one waiting for this thread) gets
     /// the value handed over, so that no thread waits for observers for long and two
     /// threads whose observers set each other's values never deadlock. A change on the

@@ -3,8 +3,9 @@ import CFluxCapacitorShims
 /// A fixed table of mutexes shared by many small objects, so that each ``Dust`` (and each
 /// mailbox and scoped observation) can be locked without a mutex of its own. An object is
 /// mapped to a mutex by its address; two objects may share one, which is harmless because
-/// nobody holds a striped lock while taking another lock of the library (their rank,
-/// ``LockRank/striped``, is below only the buster's).
+/// no thread takes two striped mutexes at once (the order refuses two locks of one rank,
+/// ``LockRank/striped``, and the checked build traps), and under one it takes only a
+/// `DustBuster`'s mutex, which never waits for a striped one.
 enum StripedLocks {
     private static let count = 64
     /// The 64 mutexes, made once and kept for the life of the process.

@@ -109,7 +109,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     // MARK: Value
 
     /// Sets the value. If it was ever read through `.value`, the registrar hears of the
-    /// change (`setTellingObservationAndUnlock`).
+    /// change (`setAndUnlock`).
     ///
     /// The walk of a set (`Internal/README.md`): this, `deliverChangeAndUnlock` and the
     /// machine's `change`, and on this thread `deliverRound`, which calls each observer's
@@ -117,10 +117,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     @inlinable
     func set(_ newValue: Element) {
         var replaced = newValue
-        if lock.isHeldByCurrentThread {
-            accessedWhileBeingModified()
-        }
-        lock.lock()
+        lockOrTrap()
         if lock.loadRound() == 0 && storage.observation == nil {
             // The usual set: no round runs, and nothing read the value through `.value`.
             swap(&storage.element, &replaced)
@@ -175,24 +172,19 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     }
 
     /// Locks for a change of `storage` in place (`Variable.update(_:)`), which
-    /// `deliverUpdateAndUnlock(_:)` ends; waits its turn as a set does (`waitForTurnLocked()`).
-    /// Returns the bridge to Observation if the value was ever read through `.value`, after
-    /// telling its registrar `willSet`.
+    /// `deliverUpdateAndUnlock(_:)` ends; tells the registrar `willSet` and waits its turn
+    /// as `setAndUnlock` does. Returns the bridge to Observation if the value was ever read
+    /// through `.value` (if not, nothing can read it until the change ends: reads need the
+    /// lock).
     @inlinable
     func lockForUpdate() -> Update {
-        if lock.isHeldByCurrentThread {
-            accessedWhileBeingModified()
+        lockOrTrap()
+        let observation = storage.observation
+        if let observation {
+            lock.unlock()
+            observation.withBridge { $0.willSet() }
+            lock.lock()
         }
-        lock.lock()
-        let round = waitForTurnLocked()
-        guard let observation = storage.observation else {
-            // Nothing read the value through `.value` yet, and nothing can until the
-            // change ends: reads need the lock.
-            return Update(observation: nil, round: round)
-        }
-        lock.unlock()
-        observation.withBridge { $0.willSet() }
-        lock.lock()
         return Update(observation: observation, round: waitForTurnLocked())
     }
 
@@ -359,7 +351,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     final func deliverChangeAndUnlock(_ value: Element, round: ValueCoreStateMachine.Round) {
         assert(lock.isHeldByCurrentThread)
         let thread = ThreadID.current
-        switch machine.change(value, round: round, thread: thread) {
+        switch machine.change(value, round: round) {
         case .deliverRound(let delivery):
             lock.storeRound(thread)
             lock.unlock()
@@ -503,7 +495,9 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
             if let reference = slot.pointee {
                 // Unretained: the slab holds a +1 reference to each observer in it, and
                 // only this thread (the drainer) takes one out during the round, after
-                // its call. Every observer in this core's slab is a `Record`.
+                // its call. Every observer in this core's slab is a `Record`. (Retained,
+                // notifying 3,000 observers costs a tenth more: `Benchmarks/instructions
+                // --filter notify`.)
                 reference._withUnsafeGuaranteedRef {
                     unsafeDowncast($0, to: Record.self).handler?(value)
                 }
@@ -521,17 +515,15 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
         let waiting: ValueCoreStateMachine.WaitingValue = (value, Dispatcher.scopeToCarry)
         for slot in 0..<delivery.count {
             guard let reference = slots[slot] else { continue }
-            // Unretained: the slab's +1 reference holds it (see `deliverRound`).
-            reference._withUnsafeGuaranteedRef {
-                let record = unsafeDowncast($0, to: Record.self)
-                lock.lock()
-                let action = machine.reach(ObjectIdentifier(record), with: waiting)
-                _checkInvariants()
-                lock.unlock()
-                switch action {
-                case .deliver: record.handler?(value)
-                case .queued: break
-                }
+            // A rare path: plain code (a retain, a checked cast), not `deliverRound`'s.
+            let record = reference.takeUnretainedValue() as! Record
+            lock.lock()
+            let action = machine.reach(ObjectIdentifier(record), with: waiting)
+            _checkInvariants()
+            lock.unlock()
+            switch action {
+            case .deliver: record.handler?(value)
+            case .queued: break
             }
         }
     }

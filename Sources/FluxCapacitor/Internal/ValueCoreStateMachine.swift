@@ -11,7 +11,7 @@
 /// deliveries with the values queued behind them. It calls no user code, takes no lock,
 /// touches no atomic and never blocks, so it is tested event by event on one thread: thread
 /// identities are parameters, and so is whether a round runs, which the core keeps in its
-/// round word (`ObserverCore.round`) and tells each event as a ``Round``.
+/// round word (`ObserverCore.handedOverBit`) and tells each event as a ``Round``.
 ///
 /// The machine is not generic: cleaning an observer, reached through `Dust.clean()` without
 /// knowing the element type, runs no generic code (unspecialized generic code looks up
@@ -172,13 +172,13 @@ struct ValueCoreStateMachine {
         case handedOver
     }
 
-    /// `value` was set (or sent) on `thread`: a round for `thread` to deliver, or handed
+    /// `value` was set (or sent): a round for the changing thread to deliver, or handed
     /// over to the round that runs (with the dispatcher scope it is set in).
     // Always inlined: left to the optimizer, a send cost 163 instead of 144 instructions:
     // `Benchmarks/instructions --filter send`.
     @inlinable
     @inline(__always)
-    mutating func change<Value>(_ value: Value, round: Round, thread: UInt) -> ChangeAction {
+    mutating func change<Value>(_ value: Value, round: Round) -> ChangeAction {
         version &+= 1
         guard round == .idle else {
             handOver(value)

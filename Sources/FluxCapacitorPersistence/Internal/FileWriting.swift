@@ -46,13 +46,18 @@ enum FileWriting {
         }
     }
 
-    /// Writes `data` to a new temporary file beside `target` (in `folder`, named after
-    /// `name`), with the permissions `target` has if it exists (else `newFileMode`),
-    /// flushed to disk; returns its path, for the caller to rename over `target`.
-    static func writeTemporaryFile(
-        _ data: Data, beside target: String, in folder: String, named name: String, newFileMode: mode_t
-    ) throws -> String {
-        let temporary = (folder as NSString).appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
+    /// The folder `path` is in (`.` for a bare file name).
+    static func folder(of path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
+    }
+
+    /// Writes `data` to a new temporary file beside `target` (in its folder, named after
+    /// it), with the permissions `target` has if it exists (else `newFileMode`), flushed
+    /// to disk; returns its path, for the caller to rename over `target`.
+    static func writeTemporaryFile(_ data: Data, beside target: String, newFileMode: mode_t) throws -> String {
+        let name = (target as NSString).lastPathComponent
+        let temporary = (folder(of: target) as NSString).appendingPathComponent(".\(name).\(UUID().uuidString).tmp")
         var existing = stat()
         let targetExists = stat(target, &existing) == 0
         let descriptor = open(
@@ -88,13 +93,18 @@ enum FileWriting {
     }
 }
 
+// The C functions under names of their own, for types whose methods shadow them
+// (`RecordingFile.close()`).
 #if canImport(Darwin)
 let systemRead = Darwin.read
 let systemWrite = Darwin.write
+let systemClose = Darwin.close
 #elseif canImport(Musl)
 let systemRead = Musl.read
 let systemWrite = Musl.write
+let systemClose = Musl.close
 #else
 let systemRead = Glibc.read
 let systemWrite = Glibc.write
+let systemClose = Glibc.close
 #endif

@@ -19,8 +19,8 @@ import Foundation
 final class RecordingCore: @unchecked Sendable {
     // Sendable: `lock` guards `pending`, `sequence`, `counts`, `isScheduled`,
     // `isUrgent`, `seenUnregistered`, `unregistered` and `isFinished`. `file`, `encoder`,
-    // `reported`, `isWriteFailing` and `statisticsWritten` are used on `queue` only (the
-    // writer), which is serial. The states in `pending` are of recorded types, which are
+    // `spare`, `reportedEncodingFailures`, `reportedFallingBehind` and `isWriteFailing` are
+    // used on `queue` only (the writer), which is serial. The states in `pending` are of recorded types, which are
     // Sendable (`RecordedType.state` requires it): they cross to the queue.
 
     /// A state heard, waiting for the writer.

@@ -37,6 +37,9 @@ final class RecordingFile {
     private var lineLengths: [Int] = []
     /// The file's length in bytes.
     private var size = 0
+    /// Whether this recording made the file at `path`: then a closed file is opened again,
+    /// never started again, which would move it aside over the session before's.
+    private var hasStarted = false
 
     init(path: String, limit: Int) {
         self.path = path
@@ -54,7 +57,7 @@ final class RecordingFile {
     func append(_ lines: [Data]) throws {
         guard !lines.isEmpty else { return }
         if descriptor < 0 {
-            try start()
+            try hasStarted ? reopen() : start()
         }
         if lineCount + lines.count > limit {
             try rewrite(keepingNewestOf: lines)
@@ -128,6 +131,21 @@ final class RecordingFile {
         descriptor = opened
         size = Self.header.count
         lineLengths = []
+        hasStarted = true
+    }
+
+    /// Opens the file this recording made again, to append to it.
+    private func reopen() throws {
+        let reopened = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard reopened >= 0 else {
+            let failure = FileStorageError(operation: "opening", path: path)
+            if failure.code == .ENOENT {
+                // Gone (removed by someone else): the next append starts a new one.
+                hasStarted = false
+            }
+            throw failure
+        }
+        descriptor = reopened
     }
 
     /// Rewrites the file with the newest `limit / 2` lines of the file and `lines`.
@@ -142,26 +160,18 @@ final class RecordingFile {
         for line in lines.suffix(newKept) {
             data.append(line)
         }
-        let folder = (path as NSString).deletingLastPathComponent
-        let temporary = try FileWriting.writeTemporaryFile(
-            data, beside: path, in: folder.isEmpty ? "." : folder, named: (path as NSString).lastPathComponent,
-            newFileMode: 0o600)
+        let temporary = try FileWriting.writeTemporaryFile(data, beside: path, newFileMode: 0o600)
         guard rename(temporary, path) == 0 else {
             let failure = FileStorageError(operation: "renaming \(temporary) to", path: path)
             unlink(temporary)
             throw failure
         }
-        FileWriting.syncFolder(folder.isEmpty ? "." : folder)
+        FileWriting.syncFolder(FileWriting.folder(of: path))
         close()
-        let reopened = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard reopened >= 0 else {
-            // The file is whole; the next append starts a new one, keeping this one aside.
-            lineLengths = []
-            throw FileStorageError(operation: "opening", path: path)
-        }
-        descriptor = reopened
         size = data.count
         lineLengths = Array(oldLengths) + lines.suffix(newKept).map(\.count)
+        // If this fails, the file is whole, and the next append opens it again.
+        try reopen()
     }
 
     /// The last `count` bytes of the file.
@@ -191,11 +201,3 @@ final class RecordingFile {
         return data
     }
 }
-
-#if canImport(Darwin)
-private let systemClose = Darwin.close
-#elseif canImport(Musl)
-private let systemClose = Musl.close
-#else
-private let systemClose = Glibc.close
-#endif

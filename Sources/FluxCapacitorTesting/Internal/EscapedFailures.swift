@@ -89,8 +89,8 @@ enum EscapedFailures {
         fflush(nil)
         var text = messages.map { "error: \($0)\n" }.joined()
         text += """
-            error: \(failures) DispatchTester failure\(failures == 1 ? " was" : "s were") reported outside \
-            the test that made the tester (see above): the run fails.\n
+            error: \(failures) failure\(failures == 1 ? " was" : "s were") reported outside the test that \
+            made the DispatchTester or DispatchReplay (see above): the run fails.\n
             """
         text.utf8.withContiguousStorageIfAvailable { bytes in
             _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count)

@@ -15,8 +15,8 @@ final class LineReader {
     enum Line {
         /// A whole line, without its newline.
         case line(Data)
-        /// The last bytes of the file, with no newline after them: a line cut short.
-        case truncated(Data)
+        /// The file ends in bytes with no newline after them: a line cut short.
+        case truncated
         /// A line longer than `maximumLength`; the rest of the file is not read.
         case tooLong
         /// The file could not be opened or read.
@@ -72,9 +72,8 @@ final class LineReader {
             }
             guard !isAtEnd else {
                 guard start < buffer.count else { return nil }
-                let rest = Data(buffer[start...])
                 start = buffer.count
-                return .truncated(rest)
+                return .truncated
             }
             // Drop what was read already, then read a chunk.
             if start > 0 {
