@@ -6,6 +6,8 @@ atomic_bool cflux_scopes_used_flag = false;
 
 _Atomic(void *) cflux_shared_dispatcher_pointer = NULL;
 
+_Thread_local cflux_thread_state cflux_this_thread CFLUX_TLS_MODEL = {0, NULL};
+
 void cflux_mutex_init(cflux_mutex *mutex) {
 #if defined(__linux__)
     atomic_init(&mutex->state, 0);

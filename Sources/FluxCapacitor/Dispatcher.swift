@@ -1,3 +1,5 @@
+public import CFluxCapacitorShims
+
 /// The single dispatcher of Flux: a registry of live stores, keyed by type, that routes
 /// every dispatched ``DispatchState`` to the live instance of its store.
 ///
@@ -71,11 +73,6 @@ public final class Dispatcher: @unchecked Sendable {
         // A dispatch reads the registry's table with this mutex held and no lock of the
         // registry's (see StoreRegistry).
         registry = StoreRegistry(dispatcherMutex: mutex)
-        LiveDispatchers.add(mutex)
-    }
-
-    deinit {
-        LiveDispatchers.remove(mutex)
     }
 
     /// Unregisters every store: later dispatches are dropped until stores are instantiated
@@ -101,7 +98,7 @@ public final class Dispatcher: @unchecked Sendable {
             // Inside a dispatch (or a store's init) on this thread.
             return instantiateLocked(type)
         }
-        mutex.lock()
+        lockForDispatch()
         let store = instantiateLocked(type)
         finishDispatchingAndUnlock()
         return store
@@ -125,7 +122,7 @@ public final class Dispatcher: @unchecked Sendable {
             enqueueLocked(state)
             return
         }
-        mutex.lock()
+        lockForDispatch()
         reduceLocked(state)
         finishDispatchingAndUnlock()
     }
@@ -141,7 +138,7 @@ public final class Dispatcher: @unchecked Sendable {
             }
             return
         }
-        mutex.lock()
+        lockForDispatch()
         reduceLocked(state, unlessCancelled: task)
         finishDispatchingAndUnlock()
     }
@@ -182,7 +179,7 @@ public final class Dispatcher: @unchecked Sendable {
     func finishDispatchingAndUnlock() {
         assert(mutex.isHeldByCurrentThread, "Dispatcher.finishDispatchingAndUnlock: mutex not held")
         if dispatching.nothingWaits {
-            mutex.unlock()
+            unlockAfterDispatch()
         } else {
             runWaitingAndUnlock()
         }
@@ -204,7 +201,7 @@ public final class Dispatcher: @unchecked Sendable {
             }
             next(self)
         }
-        mutex.unlock()
+        unlockAfterDispatch()
     }
 
     /// Recomputes `combination` once the reduce running on this thread has ended (with its
@@ -224,7 +221,7 @@ public final class Dispatcher: @unchecked Sendable {
             body()
             return
         }
-        mutex.lock()
+        lockForDispatch()
         body()
         finishDispatchingAndUnlock()
     }
@@ -309,7 +306,38 @@ extension Dispatcher {
         if mutex.isHeldByCurrentThread {
             return body()
         }
-        return mutex.withLock(body)
+        lockForDispatch()
+        defer { unlockAfterDispatch() }
+        return body()
+    }
+
+    /// Takes `mutex` for a dispatch (or anything else that runs holding it), and records
+    /// on this thread that it holds a dispatcher's mutex: code running on a thread that
+    /// holds one is synchronous, which is what lets an in-place change of a value hold it
+    /// for the change (`Variable.value`). Two thread-local writes per dispatch
+    /// (`Benchmarks/instructions --filter dispatch`).
+    @inlinable
+    func lockForDispatch() {
+        mutex.lock()
+        cflux_enter_dispatch()
+    }
+
+    /// Lets go of `mutex` taken by `lockForDispatch()`.
+    @inlinable
+    func unlockAfterDispatch() {
+        cflux_leave_dispatch()
+        mutex.unlock()
+    }
+
+    /// Whether the calling thread holds a dispatcher's mutex: it is running a dispatch (a
+    /// `reduce(with:)`, a `.current` observer, a dispatch-log handler, a combined value's
+    /// recomputation) or a store's `init()`, or a deinit that one of these let go of. Code
+    /// that would wait for work that may dispatch (a storage's `report(_:)`, a recorder's
+    /// `onError`) must not wait then: that work may be waiting for this very thread.
+    ///
+    /// For FluxCapacitorPersistence: one thread-local load.
+    package static var isDispatchingOnThisThread: Bool {
+        cflux_is_dispatching()
     }
 }
 

@@ -174,6 +174,56 @@ static inline bool cflux_mutex_is_held_by_current_thread(cflux_mutex *_Nonnull m
 /// Lets another thread run: what a thread waiting its turn does between two looks.
 void cflux_yield(void);
 
+// MARK: The calling thread's dispatches
+
+/// What the library keeps per thread, for decisions a thread makes about itself: how many
+/// dispatchers' mutexes it holds (so whether the code running on it is inside a dispatch,
+/// and so synchronous: a mutex cannot be held across a suspension), and the value core it
+/// holds for an in-place change in a dispatch, if any (`Variable.value`'s `_modify`).
+typedef struct cflux_thread_state {
+    uintptr_t dispatch_depth;
+    void *_Nullable changing_in_place;
+} cflux_thread_state;
+
+/// The initial-exec model where the platform has it: one `%fs`-relative access on Linux
+/// x86_64 (the library is linked into the program or a library loaded with it), instead of
+/// a call of `__tls_get_addr` for each access. Apple platforms reach thread-local variables
+/// through their own descriptors (`_tlv_get_addr`), whatever the model.
+#if defined(__linux__)
+#define CFLUX_TLS_MODEL __attribute__((tls_model("initial-exec")))
+#else
+#define CFLUX_TLS_MODEL
+#endif
+
+/// The calling thread's state (defined in shims.c).
+extern _Thread_local cflux_thread_state cflux_this_thread CFLUX_TLS_MODEL;
+
+/// Records that the calling thread took a dispatcher's mutex.
+static inline void cflux_enter_dispatch(void) {
+    cflux_this_thread.dispatch_depth++;
+}
+
+/// Records that the calling thread lets go of a dispatcher's mutex.
+static inline void cflux_leave_dispatch(void) {
+    cflux_this_thread.dispatch_depth--;
+}
+
+/// Whether the calling thread holds any dispatcher's mutex: it runs a dispatch (a reduce,
+/// an observer or log subscriber of one, a store's `init`, a recomputation).
+static inline bool cflux_is_dispatching(void) {
+    return cflux_this_thread.dispatch_depth != 0;
+}
+
+/// The value core the calling thread holds for an in-place change, or NULL.
+static inline void *_Nullable cflux_core_changing_in_place(void) {
+    return cflux_this_thread.changing_in_place;
+}
+
+/// Records the value core the calling thread holds for an in-place change (NULL: none).
+static inline void cflux_set_core_changing_in_place(void *_Nullable core) {
+    cflux_this_thread.changing_in_place = core;
+}
+
 // MARK: A value core's lock and round word
 
 /// What a value core's `CoreLock` holds in its own allocation: the core's mutex; its

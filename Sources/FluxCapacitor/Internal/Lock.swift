@@ -102,9 +102,6 @@ enum LockRank: UInt8, Sendable {
     case striped
     /// A `DustBuster`'s bag of dusts (inserted into while the dust's striped mutex is held).
     case dustBuster
-    /// The table of the dispatchers alive (`LiveDispatchers`), which
-    /// `Dispatcher.isDispatchingOnThisThread` walks: a few loads, no other lock inside.
-    case liveDispatchers
 
     /// How a failure names a lock of this rank.
     var name: String {
@@ -115,7 +112,6 @@ enum LockRank: UInt8, Sendable {
         case .valueCore: "a value core's lock"
         case .striped: "a striped mutex (a dust's or a mailbox's state)"
         case .dustBuster: "a DustBuster's lock"
-        case .liveDispatchers: "the table of live dispatchers' lock"
         }
     }
 

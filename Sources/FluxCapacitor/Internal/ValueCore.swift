@@ -1,3 +1,5 @@
+public import CFluxCapacitorShims
+
 /// The generic half of a value core, in one file so that a set walks three files (the
 /// public setter, this one, the state machine): `DeliveryCore` (the rounds), `ValueCore`
 /// (a stored value on top of them) and `ObserverRecord` (one observer, with its handler;
@@ -179,13 +181,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     @inlinable
     func lockForUpdate() -> Update {
         lockOrTrap()
-        let observation = storage.observation
-        if let observation {
-            lock.unlock()
-            observation.withBridge { $0.willSet() }
-            lock.lock()
-        }
-        return Update(observation: observation, round: waitForTurnLocked())
+        return lockedForUpdate()
     }
 
     /// What `lockForUpdate()` found, for `deliverUpdateAndUnlock(_:)`.
@@ -212,8 +208,89 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
         update.observation?.withBridge { $0.didSet() }
     }
 
+    /// Begins an in-place change through `Variable.value` (`value.append(x)`,
+    /// `value[k] = v`) that holds the value for the change, as `update(_:)` does, so that it
+    /// changes the stored value where it is instead of a copy: returns what
+    /// `endChangeInPlace(_:)` needs, or `nil` when the change must read and set back a copy
+    /// instead.
+    ///
+    /// Only inside a dispatch (this thread holds a dispatcher's mutex): code there is
+    /// synchronous, so the change cannot `await` while it holds the value, and other
+    /// threads wait for it only as long as the change itself takes. Outside a dispatch an
+    /// in-place access may suspend at an `await`, or nest in another (`swap`), which a held
+    /// value could deadlock; it changes a copy there, as it always did.
+    ///
+    /// Traps when this thread already holds a value for an in-place change (two in-place
+    /// changes nested, as `swap(&a.value, &b.value)` makes them: two threads nesting them
+    /// in opposite orders would deadlock), naming the fix.
+    @inlinable
+    func beginChangeInPlace() -> Update? {
+        guard cflux_is_dispatching() else { return nil }
+        if let held = cflux_core_changing_in_place() {
+            changedInPlaceWhileChangingInPlace(held)
+        }
+        let update: Update
+        lockOrTrap()
+        if _fastPath(lock.loadRound() == 0 && storage.observation == nil) {
+            // The usual change, as the usual set: no round runs, nothing read `.value`.
+            update = Update(observation: nil, round: .idle)
+        } else {
+            update = lockedForUpdate()
+        }
+        cflux_set_core_changing_in_place(Unmanaged.passUnretained(self).toOpaque())
+        return update
+    }
+
+    /// The stored value, moved out of `storage` for an in-place change begun with
+    /// `beginChangeInPlace()`, so that the caller's code changes it without a copy: its
+    /// storage stays uninitialized until `moveInAndEndChange(_:_:)`, which nothing reads
+    /// meanwhile (the lock is held, and this thread's own reads trap first).
+    // An unsafe move, so that `Variable.value`'s `_modify` has one `yield` (see there).
+    @inlinable
+    func moveOutForChange(_: Update) -> Element {
+        withUnsafeMutablePointer(to: &storage.element) { $0.move() }
+    }
+
+    /// Ends an in-place change begun with `beginChangeInPlace()`: puts the changed value
+    /// back, and delivers it to the observers (after unlocking, as `update(_:)` does).
+    @inlinable
+    func moveInAndEndChange(_ value: Element, _ update: Update) {
+        withUnsafeMutablePointer(to: &storage.element) { $0.initialize(to: value) }
+        cflux_set_core_changing_in_place(nil)
+        deliverUpdateAndUnlock(update)
+    }
+
+    /// `lockForUpdate()` with the lock already held: tells the registrar `willSet` and
+    /// waits its turn. (Inlinable, so that it runs specialized: `Update` is generic.)
+    @inlinable
+    func lockedForUpdate() -> Update {
+        assert(lock.isHeldByCurrentThread)
+        let observation = storage.observation
+        if let observation {
+            lock.unlock()
+            observation.withBridge { $0.willSet() }
+            lock.lock()
+        }
+        return Update(observation: observation, round: waitForTurnLocked())
+    }
+
+    /// The trap for an in-place change begun while this thread holds `held` for another.
+    @usableFromInline
+    func changedInPlaceWhileChangingInPlace(_ held: UnsafeMutableRawPointer) -> Never {
+        if held == Unmanaged.passUnretained(self).toOpaque() {
+            accessedWhileBeingModified()
+        }
+        preconditionFailure(
+            "Variable<\(Element.self)> was changed in place while another variable was being changed in "
+                + "place on the same thread, inside a dispatch (for example `swap(&a.value, &b.value)` in "
+                + "`reduce(with:)`). In a dispatch an in-place change holds its variable until it ends, and "
+                + "two held at once could deadlock with another thread holding them in the other order. "
+                + "Change one at a time: `let first = a.value; a.value = b.value; b.value = first`.")
+    }
+
     /// Locks `lock`; traps if this thread already holds it, which only a change inside
-    /// `Variable.update(_:)` that reaches the value again can do.
+    /// `Variable.update(_:)`, or inside an in-place change in a dispatch, that reaches the
+    /// value again can do.
     @inlinable
     func lockOrTrap() {
         if lock.isHeldByCurrentThread {
@@ -226,9 +303,11 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     func accessedWhileBeingModified() -> Never {
         preconditionFailure(
             "Variable<\(Element.self)> was read, set or observed while its value was being changed in "
-                + "place on the same thread: the closure of `variable.update { }` reached `variable` "
-                + "again. Read what the change needs into a local before `update`, or change the value "
-                + "with `variable.value.method()`, which holds no lock while the method runs.")
+                + "place on the same thread: the closure of `variable.update { }`, or code run inside an "
+                + "in-place change in a dispatch (the closure of `variable.value.removeAll(where:)`, a "
+                + "mutating method of the value, the deinit of an element the change let go of), reached "
+                + "`variable` again. Read what the change needs into a local before the change, and "
+                + "let go of elements whose deinit needs the variable after it.")
     }
 
     /// The value and its version, read together. (The lock taken here, not through
