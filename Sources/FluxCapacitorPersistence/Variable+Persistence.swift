@@ -49,11 +49,14 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
     ///   - storage: Where it is kept.
     public convenience init(_ defaultValue: Element, persistedAs slot: String, in storage: any PersistentStorage) {
         let persister = Persister<Element>(slot: slot, storage: storage)
-        self.init(persister.restore() ?? defaultValue)
+        // The variable hands the persister its last value when it goes, and the persister
+        // writes what is pending then.
+        self.init(persister.restore() ?? defaultValue) { last, version in
+            persister.valueWent(last, version: version)
+        }
         // The persister reads the variable's value itself (so `flush()` sees a value set
-        // while another thread's round has yet to deliver it); the observation tells it of
-        // each change, and holds it, so it lives, and flushes when it goes, with the
-        // variable.
+        // while another thread's round has yet to deliver it, and a waiting write holds no
+        // copy of it); the observation tells it of each change.
         persister.attach(to: self)
         _ = observe(on: .current, ignoreFirst: true) { _ in persister.offerCurrentValue() }
     }

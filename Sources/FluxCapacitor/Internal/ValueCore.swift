@@ -28,7 +28,7 @@ public import CFluxCapacitorShims
 /// - **Releasing values.** A replaced value is let go of outside the lock, because its last
 ///   release runs its `deinit`, which may read, set or observe this value, or dispatch.
 @usableFromInline
-final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Sendable {
+class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Sendable {
     // Sendable: `lock` (in the base class) guards `storage`.
 
     /// The value, and its part in Swift's Observation. Read and written with `lock` held;
@@ -40,7 +40,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     // (`Benchmarks/instructions --filter set --filter dispatch`).
     @usableFromInline
     @exclusivity(unchecked)
-    var storage: Storage
+    final var storage: Storage
 
     /// What `storage` holds.
     @usableFromInline
@@ -86,7 +86,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
         storage.observation?.release()
     }
 
-    override var hasObservationBridge: Bool {
+    override final var hasObservationBridge: Bool {
         lock.withLock { storage.observation != nil }
     }
 
@@ -95,7 +95,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// `lock` held; keeps it. Only `PrimitiveValue.readNotingObservation()`, the public
     /// getters' read, calls it (`LibraryReadsTests` checks).
     @usableFromInline
-    func noteReadLocked() {
+    final func noteReadLocked() {
         assert(lock.isHeldByCurrentThread)
         (storage.observation ?? makeObservationLocked()).withBridge { $0.access() }
     }
@@ -117,7 +117,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// machine's `change`, and on this thread `deliverRound`, which calls each observer's
     /// handler.
     @inlinable
-    func set(_ newValue: Element) {
+    final func set(_ newValue: Element) {
         var replaced = newValue
         lockOrTrap()
         if lock.loadRound() == 0 && storage.observation == nil {
@@ -142,7 +142,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     // 33 allows 5%): `Benchmarks/instructions --filter setOfReadValue`.
     @inlinable
     @inline(__always)
-    func setAndUnlock(_ newValue: inout Element) {
+    final func setAndUnlock(_ newValue: inout Element) {
         assert(lock.isHeldByCurrentThread)
         let observation = storage.observation
         if let observation {
@@ -166,7 +166,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// testing recorders) can make a tracking scope it runs in depend on the value, or
     /// give the value a bridge that every later change pays for.
     @inlinable
-    func read() -> Element {
+    final func read() -> Element {
         lockOrTrap()
         let value = storage.element
         lock.unlock()
@@ -179,7 +179,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// through `.value` (if not, nothing can read it until the change ends: reads need the
     /// lock).
     @inlinable
-    func lockForUpdate() -> Update {
+    final func lockForUpdate() -> Update {
         lockOrTrap()
         return lockedForUpdate()
     }
@@ -202,7 +202,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// Ends a change begun with `lockForUpdate()`: delivers the new value, unlocks, and
     /// tells the registrar `didSet` if `lockForUpdate()` found a bridge.
     @inlinable
-    func deliverUpdateAndUnlock(_ update: Update) {
+    final func deliverUpdateAndUnlock(_ update: Update) {
         assert(lock.isHeldByCurrentThread)
         deliverChangeAndUnlock(storage.element, round: update.round)
         update.observation?.withBridge { $0.didSet() }
@@ -224,7 +224,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// changes nested, as `swap(&a.value, &b.value)` makes them: two threads nesting them
     /// in opposite orders would deadlock), naming the fix.
     @inlinable
-    func beginChangeInPlace() -> Update? {
+    final func beginChangeInPlace() -> Update? {
         guard cflux_is_dispatching() else { return nil }
         if let held = cflux_core_changing_in_place() {
             changedInPlaceWhileChangingInPlace(held)
@@ -247,14 +247,14 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// meanwhile (the lock is held, and this thread's own reads trap first).
     // An unsafe move, so that `Variable.value`'s `_modify` has one `yield` (see there).
     @inlinable
-    func moveOutForChange(_: Update) -> Element {
+    final func moveOutForChange(_: Update) -> Element {
         withUnsafeMutablePointer(to: &storage.element) { $0.move() }
     }
 
     /// Ends an in-place change begun with `beginChangeInPlace()`: puts the changed value
     /// back, and delivers it to the observers (after unlocking, as `update(_:)` does).
     @inlinable
-    func moveInAndEndChange(_ value: Element, _ update: Update) {
+    final func moveInAndEndChange(_ value: Element, _ update: Update) {
         withUnsafeMutablePointer(to: &storage.element) { $0.initialize(to: value) }
         cflux_set_core_changing_in_place(nil)
         deliverUpdateAndUnlock(update)
@@ -263,7 +263,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// `lockForUpdate()` with the lock already held: tells the registrar `willSet` and
     /// waits its turn. (Inlinable, so that it runs specialized: `Update` is generic.)
     @inlinable
-    func lockedForUpdate() -> Update {
+    final func lockedForUpdate() -> Update {
         assert(lock.isHeldByCurrentThread)
         let observation = storage.observation
         if let observation {
@@ -276,7 +276,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
 
     /// The trap for an in-place change begun while this thread holds `held` for another.
     @usableFromInline
-    func changedInPlaceWhileChangingInPlace(_ held: UnsafeMutableRawPointer) -> Never {
+    final func changedInPlaceWhileChangingInPlace(_ held: UnsafeMutableRawPointer) -> Never {
         if held == Unmanaged.passUnretained(self).toOpaque() {
             accessedWhileBeingModified()
         }
@@ -292,7 +292,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// `Variable.update(_:)`, or inside an in-place change in a dispatch, that reaches the
     /// value again can do.
     @inlinable
-    func lockOrTrap() {
+    final func lockOrTrap() {
         if lock.isHeldByCurrentThread {
             accessedWhileBeingModified()
         }
@@ -300,7 +300,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     }
 
     @usableFromInline
-    func accessedWhileBeingModified() -> Never {
+    final func accessedWhileBeingModified() -> Never {
         preconditionFailure(
             "Variable<\(Element.self)> was read, set or observed while its value was being changed in "
                 + "place on the same thread: the closure of `variable.update { }`, or code run inside an "
@@ -314,7 +314,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// `lockOrTrap()`: combined values read their sources unspecialized, from inside a
     /// pack expansion, where that is a call of its own.)
     @inlinable
-    func snapshot() -> (value: Element, version: UInt64) {
+    final func snapshot() -> (value: Element, version: UInt64) {
         if lock.isHeldByCurrentThread {
             accessedWhileBeingModified()
         }
@@ -326,7 +326,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     // MARK: Observers
 
     @inlinable
-    func observe(
+    final func observe(
         on queue: ExecuteQueue,
         ignoreFirst: Bool,
         changes: @escaping @Sendable (Element) -> Void
@@ -341,7 +341,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// the value has not changed since, else the latest value first. So a caller that
     /// read a snapshot and then observes misses nothing and sees nothing twice.
     @usableFromInline
-    func observe(
+    final func observe(
         on queue: ExecuteQueue,
         after version: UInt64,
         changes: @escaping @Sendable (Element) -> Void
@@ -355,7 +355,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// The machine's `observe` event, and the first value if it says so. Call with `lock`
     /// held; unlocks.
     @inlinable
-    func observeAndUnlock(_ record: Record, wantsFirst: Bool) {
+    final func observeAndUnlock(_ record: Record, wantsFirst: Bool) {
         assert(lock.isHeldByCurrentThread)
         let action = machine.observe(record, wantsFirst: wantsFirst, round: roundLocked(), thread: ThreadID.current)
         switch action {
@@ -375,7 +375,7 @@ final class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Send
     /// an unspecialized call it went through the type's value witnesses: callgrind,
     /// observe + clean 30,000 1,310.3 -> 1,232.3 per observer).
     @inlinable
-    func deliverFirstValueAndUnlock(_ record: Record, _ action: ValueCoreStateMachine.ObserveAction) {
+    final func deliverFirstValueAndUnlock(_ record: Record, _ action: ValueCoreStateMachine.ObserveAction) {
         assert(lock.isHeldByCurrentThread)
         let first = storage.element
         _checkInvariants()

@@ -150,28 +150,29 @@ final class PersistedSlot: @unchecked Sendable {
 
     /// Writes the pending change, if any, and reports what went wrong.
     func writeAndReport() {
-        var ticket: UInt64?
+        var taken: (encode: @Sendable () throws -> Data, ticket: UInt64)?
         let error: PersistenceError? = ioLock.withLock {
-            guard let taken = takePending() else { return nil }
-            ticket = taken.ticket
-            return write(taken.encode)
+            taken = takePending()
+            return taken.flatMap { write($0.encode) }
         }
         report((error.map { [$0] } ?? []) + notices())
-        if let ticket {
-            settle(ticket)
+        if let taken {
+            settle(taken.ticket)
         }
+        // The change holds its value's core (see `Persister`): let go of it here, outside
+        // every lock and once settled, since it may be the value's last reference, whose
+        // going flushes this slot (`Persister.deinit`).
+        withExtendedLifetime(taken) {}
     }
 
     /// Writes what is pending, then reads and decodes the slot.
     func readAfterPendingWrites<Value>(_ decode: (Data) throws -> Value) -> Value? {
         var errors: [PersistenceError] = []
-        var ticket: UInt64?
+        var taken: (encode: @Sendable () throws -> Data, ticket: UInt64)?
         let value: Value? = ioLock.withLock {
-            if let taken = takePending() {
-                ticket = taken.ticket
-                if let error = write(taken.encode) {
-                    errors.append(error)
-                }
+            taken = takePending()
+            if let taken, let error = write(taken.encode) {
+                errors.append(error)
             }
             let data: Data?
             do {
@@ -200,9 +201,11 @@ final class PersistedSlot: @unchecked Sendable {
             }
         }
         report(errors + notices())
-        if let ticket {
-            settle(ticket)
+        if let taken {
+            settle(taken.ticket)
         }
+        // Let go of outside every lock, as in `writeAndReport()`.
+        withExtendedLifetime(taken) {}
         return value
     }
 

@@ -7,17 +7,28 @@ import Foundation
 /// value is still alive, say), so that a value restored from a slot first sees the
 /// changes that are still waiting to be written there.
 ///
-/// It lives as long as its value (the value's observer of itself holds it), and writes
-/// what is pending when it goes (on the background queue when it goes inside a dispatch:
-/// see `deinit`). It reads its value's current value itself (through the
-/// variable's `snapshotReader()`, which holds the value weakly), rather than taking the
-/// value an observer is handed: so `flush()` sees a value whose setter has returned even
-/// while another thread's round has yet to deliver it to the observers.
+/// A change hands the slot a way to read the value, not a copy of it: the write reads the
+/// value when it happens (`currentValue()`). A copy kept until the write would share the
+/// value's storage, so the next change in place would copy the whole value (a collection
+/// of 100,000 elements, at each change: issue 39). It reads its value's current value
+/// itself (through the variable's `snapshotReader()`, which holds the value weakly),
+/// rather than taking the value an observer is handed: so `flush()` sees a value whose
+/// setter has returned even while another thread's round has yet to deliver it to the
+/// observers.
+///
+/// When the value goes (with its store), its core hands this persister its last value
+/// (`Variable(_:handingItsLastValueTo:)`), which a change still waiting reads from then
+/// on, and the persister writes what is pending at once (on the background queue when the
+/// value goes inside a dispatch: see `valueWent(_:)`). A change waiting to be written holds
+/// the persister, so that it can read that last value; the persister holds neither the
+/// value nor its core.
 final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
-    // Sendable: `lock` guards `read`; `slot` is Sendable.
+    // Sendable: `lock` guards `read` and `lastValue`; `slot` is Sendable.
     let slot: PersistedSlot
     private let lock = NSLock()
     private var read: (@Sendable () -> (value: Element, version: UInt64)?)?
+    /// The value's last value, once it went.
+    private var lastValue: Element?
 
     init(slot name: String, storage: any PersistentStorage) {
         slot = SlotRegistry.slot(named: name, in: storage)
@@ -25,30 +36,6 @@ final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
 
     deinit {
         slot.removeSource(ObjectIdentifier(self))
-        guard !Dispatcher.isDispatchingOnThisThread else {
-            // Let go of inside a dispatch (a store's deinit after its reduce, a value let go
-            // of in a reduce or an observer, a store made or let go of in a store's init):
-            // this thread holds a dispatcher's mutex. `flush()` would wait for a write
-            // another thread took until its error is reported, and the report handler
-            // (`FileStorage`'s `onError`, a storage's `report(_:)`) may dispatch to this very
-            // dispatcher: each thread would wait for the other. So the write goes to the
-            // background queue, and waits for nothing here.
-            //
-            // Nothing is lost: the change stays in the slot, which stays registered until
-            // that write is done, so a value made again in the slot reads it (a restore
-            // writes what is pending first), `flush()` writes it and waits for it, and so does
-            // the `TerminationFlusher` on SIGINT/SIGTERM (it flushes every registered slot).
-            // Only a process that ends (`exit`, the end of `main`) before the queue runs the
-            // write does not write it, as with a change still in its coalescing interval:
-            // the docs say to call `flush()` before the program exits.
-            let slot = self.slot
-            SlotRegistry.queue.async {
-                slot.writeAndReport()
-                SlotRegistry.release(slot)
-            }
-            return
-        }
-        slot.flush()
         SlotRegistry.release(slot)
     }
 
@@ -68,10 +55,64 @@ final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
         slot.addSource(ObjectIdentifier(self), at: version) { [weak self] in self?.offerCurrentValue() }
     }
 
-    /// Hands the slot the value's current value, if it has not had it yet. Called by the
-    /// value's observer, and by `flush()`.
+    /// Hands the slot the value's current version, if it has not had it yet. Called by
+    /// the value's observer, and by `flush()`.
     func offerCurrentValue() {
-        guard let (value, version) = lock.withLock({ read })?() else { return }
-        slot.offer(from: ObjectIdentifier(self), version: version) { try PersistedSlot.encoder.encode(value) }
+        guard let version = lock.withLock({ read })?()?.version else { return }
+        slot.offer(from: ObjectIdentifier(self), version: version) { [self] in
+            try PersistedSlot.encoder.encode(currentValue())
+        }
+    }
+
+    /// The value as it is now, or its last value if it went.
+    private func currentValue() -> Element {
+        while true {
+            if let (value, _) = lock.withLock({ read })?() {
+                return value
+            }
+            if let last = lock.withLock({ lastValue }) {
+                return last
+            }
+            // The value is going on another thread, between its last release and the
+            // deinit that hands its last value over (`valueWent`): a few instructions.
+            sched_yield()
+        }
+    }
+
+    /// The value went, with `last` as its value (its core's deinit). Writes what is
+    /// pending, which reads `last` from now on.
+    ///
+    /// Inside a dispatch (a store's deinit after its reduce, a value let go of in a reduce
+    /// or an observer, a store made or let go of in a store's init), this thread holds a
+    /// dispatcher's mutex: `flush()` would wait for a write another thread took until its
+    /// error is reported, and the report handler (`FileStorage`'s `onError`, a storage's
+    /// `report(_:)`) may dispatch to this very dispatcher, so each thread would wait for
+    /// the other. So the write goes to the background queue then, and waits for nothing
+    /// here.
+    ///
+    /// Nothing is lost: the change stays in the slot, which stays registered until that
+    /// write is done (the change holds this persister, which holds its use of the slot),
+    /// so a value made again in the slot reads it (a restore writes what is pending
+    /// first), `flush()` writes it and waits for it, and so does the `TerminationFlusher`
+    /// on SIGINT/SIGTERM (it flushes every registered slot). Only a process that ends
+    /// (`exit`, the end of `main`) before the queue runs the write does not write it, as
+    /// with a change still in its coalescing interval: the docs say to call `flush()`
+    /// before the program exits.
+    func valueWent(_ last: Element, version: UInt64) {
+        lock.withLock {
+            read = nil
+            lastValue = last
+        }
+        // A change the slot has not been given yet (the value went before its observer
+        // ran, on another thread's round).
+        slot.offer(from: ObjectIdentifier(self), version: version) { [self] in
+            try PersistedSlot.encoder.encode(currentValue())
+        }
+        guard !Dispatcher.isDispatchingOnThisThread else {
+            let slot = self.slot
+            SlotRegistry.queue.async { slot.writeAndReport() }
+            return
+        }
+        slot.flush()
     }
 }

@@ -1,0 +1,56 @@
+// What FluxCapacitorPersistence needs of a value that no other code does: a way to read it
+// later without keeping a copy, and its last value when it goes.
+
+extension PrimitiveValue {
+    /// Reads the value and its version as they are now, for FluxCapacitorPersistence: a
+    /// value whose setter has returned even while another thread's round has yet to
+    /// deliver it, without taking part in Observation. It holds the value's core weakly,
+    /// and gives `nil` once the core is gone.
+    ///
+    /// A write that waits keeps a way to read the value, not a copy of it: a copy would
+    /// share the value's storage, and the next in-place change would have to copy it all.
+    ///
+    /// - Returns: The reader.
+    package func snapshotReader() -> @Sendable () -> (value: Element, version: UInt64)? {
+        { [weak core] in core?.snapshot() }
+    }
+}
+
+extension PrimitiveValue where Trait == MutableTrait {
+    /// Makes a variable holding `value` that hands its last value, and that value's
+    /// version, to `lastValue` when it goes (its core's deinit: no other reference is left,
+    /// so the value is handed over without a copy), for FluxCapacitorPersistence, which
+    /// writes it then.
+    ///
+    /// `lastValue` runs where the variable goes, with no lock of the variable held; it must
+    /// not hold on to the variable (it cannot: it is going).
+    ///
+    /// - Parameters:
+    ///   - value: The first value.
+    ///   - lastValue: Called once with the last value and its version, when the variable
+    ///     goes.
+    package convenience init(
+        _ value: Element, handingItsLastValueTo lastValue: @escaping @Sendable (Element, UInt64) -> Void
+    ) {
+        self.init(core: LastValueHandingCore(value, lastValue: lastValue))
+    }
+}
+
+/// A value core that hands its value to `lastValue` when it goes
+/// (`Variable(_:handingItsLastValueTo:)`). A subclass, so that no other value pays for the
+/// closure: `ValueCore`'s members are all `final`, and so called directly.
+final class LastValueHandingCore<Element: Sendable>: ValueCore<Element>, @unchecked Sendable {
+    // Sendable: `lastValue` is immutable and Sendable; `ValueCore` says what guards the rest.
+    private let lastValue: @Sendable (Element, UInt64) -> Void
+
+    init(_ value: Element, lastValue: @escaping @Sendable (Element, UInt64) -> Void) {
+        self.lastValue = lastValue
+        super.init(value)
+    }
+
+    deinit {
+        // Nothing else holds the core: its value is read without the lock, and runs before
+        // `ValueCore` lets go of it.
+        lastValue(storage.element, machine.version)
+    }
+}
