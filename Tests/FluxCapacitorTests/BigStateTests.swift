@@ -102,9 +102,11 @@ struct BigStateTests {
                 withObservationTracking {
                     _ = store.items.value.base.count
                     _ = store.byID.value.base.count
-                } onChange: {}
+                } onChange: {
+                }
             }
-            for state: Dispatcher.BigState in [.write(index: step, value: step), .append(step), .writeByID(step, step)] {
+            for state: Dispatcher.BigState in [.write(index: step, value: step), .append(step), .writeByID(step, step)]
+            {
                 BigStateAction().invoke(state)
                 // An observer on a queue gets each value on the queue: it holds the value
                 // until it has run, and nothing after.

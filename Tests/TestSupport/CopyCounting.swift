@@ -67,12 +67,14 @@ public struct CopyCounting<Base: Sendable>: @unchecked Sendable {
 }
 
 extension CopyCounting: Equatable where Base: Equatable {
+    /// Equal when the values are.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.base == rhs.base
     }
 }
 
 extension CopyCounting: Encodable where Base: Encodable {
+    /// Encodes the value as `Base` does.
     public func encode(to encoder: any Encoder) throws {
         try base.encode(to: encoder)
     }
