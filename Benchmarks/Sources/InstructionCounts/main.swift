@@ -59,6 +59,10 @@ let loopLengths: [String: (short: Int, long: Int)] = [
     "combiningOneSource": (10_000, 60_000),
     "combiningTwoSourcesDispatch": (10_000, 60_000),
     "handOverSet": (10_000, 60_000),
+    "bigArrayWrite1000": (10_000, 60_000),
+    "bigArrayWrite100000": (10_000, 60_000),
+    "bigDictionaryWrite1000": (10_000, 60_000),
+    "bigDictionaryWrite100000": (10_000, 60_000),
 ]
 
 enum Budget {
@@ -91,6 +95,9 @@ let budgets: [String: [Budget]] = [
     "combiningOneSource": [.timesWorkload("map", 1.5)],
     // Issue 34: a dispatch that changes two sources of a combined value, with no allocation.
     "combiningTwoSourcesDispatch": [.atMost(1_200, because: "issue 34")],
+    // Issue 39: a change costs the change, whatever the size of the state.
+    "bigArrayWrite100000": [.timesWorkload("bigArrayWrite1000", 1.2)],
+    "bigDictionaryWrite100000": [.timesWorkload("bigDictionaryWrite1000", 1.2)],
 ]
 
 // MARK: Options
