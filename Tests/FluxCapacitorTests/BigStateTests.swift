@@ -95,6 +95,8 @@ struct BigStateTests {
             derived.append(total)
         }
         defer { dust.forEach { $0.clean() } }
+        // An observer on a queue gets its first value there too.
+        queue.sync {}
 
         for step in 0..<50 {
             if path == .observationTracking {

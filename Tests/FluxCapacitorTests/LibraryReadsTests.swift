@@ -191,10 +191,14 @@ struct ObservedReadCallersTests {
         }.map(\.path).sorted()
     }
 
-    @Test func onlyTheValueGettersReadNotingObservation() throws {
+    @Test func onlyThePublicGettersReadNotingObservation() throws {
         #expect(
             try Self.callers(of: "readNotingObservation") == [
-                "FluxCapacitor/Constant.swift", "FluxCapacitor/Variable.swift",
+                "FluxCapacitor/Constant.swift", "FluxCapacitor/ConstantDictionary.swift",
+                // A dictionary's element: `ValueCore.readNotingObservation()`, for its getters.
+                "FluxCapacitor/Internal/PrimitiveValue+ObservedRead.swift",
+                "FluxCapacitor/PrimitiveDictionary.swift", "FluxCapacitor/Variable.swift",
+                "FluxCapacitor/VariableDictionary.swift",
             ])
     }
 

@@ -63,6 +63,9 @@ let loopLengths: [String: (short: Int, long: Int)] = [
     "bigArrayWrite100000": (10_000, 60_000),
     "bigDictionaryWrite1000": (10_000, 60_000),
     "bigDictionaryWrite100000": (10_000, 60_000),
+    "rowChange1000": (10_000, 60_000),
+    "rowChange10000": (10_000, 60_000),
+    "rowChangeInPlace10000": (10_000, 60_000),
 ]
 
 enum Budget {
@@ -98,6 +101,12 @@ let budgets: [String: [Budget]] = [
     // Issue 39: a change costs the change, whatever the size of the state.
     "bigArrayWrite100000": [.timesWorkload("bigArrayWrite1000", 1.2)],
     "bigDictionaryWrite100000": [.timesWorkload("bigDictionaryWrite1000", 1.2)],
+    // Issue 39: setting one row among many, each observed, at most 2× a dispatch that sets
+    // one observed Variable, whatever the number of rows. (Changed in place through the
+    // optional, `rows[id]?.count = n`, the subscript's accessor is a call of its own, since
+    // Swift inlines no accessor whose value an optional chain reads: the row below it.)
+    "rowChange1000": [.timesWorkload("dispatch", 2)],
+    "rowChange10000": [.timesWorkload("dispatch", 2), .timesWorkload("rowChange1000", 1.2)],
 ]
 
 // MARK: Options

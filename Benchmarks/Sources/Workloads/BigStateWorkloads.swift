@@ -137,3 +137,130 @@ final class BaselineBigStateWrite: Runner {
 
     var checksum: Int { sink.total }
 }
+
+// Issue 39: one row changed among `rows` rows, each observed on its own, in a reduce
+// (`_rows[id]?.count = n`): at most 2× a dispatch that sets one observed `Variable`, the
+// same among 1,000 and 10,000.
+
+struct BenchmarkRow: Identifiable, Sendable {
+    let id: Int
+    var count: Int
+}
+
+extension Dispatcher {
+    enum Rows: DispatchState {
+        typealias RelatedStoreType = RowsStore
+        typealias RelatedActionType = RowsAction
+        case add([BenchmarkRow])
+        case count(id: Int, Int)
+        case replace(BenchmarkRow)
+    }
+}
+
+final class RowsStore: Storable {
+    typealias DispatchStateType = Dispatcher.Rows
+
+    let rows: ConstantDictionary<Int, BenchmarkRow>
+    private let _rows = VariableDictionary<Int, BenchmarkRow>()
+
+    required init() {
+        rows = ConstantDictionary(_rows)
+    }
+
+    func reduce(with state: Dispatcher.Rows) {
+        switch state {
+        case .add(let rows): _rows.append(contentsOf: rows)
+        case .count(let id, let count): _rows[id]?.count = count
+        case .replace(let row): _rows[row.id] = row
+        }
+    }
+}
+
+struct RowsAction: Actionable {
+    typealias DispatchStateType = Dispatcher.Rows
+}
+
+/// `action.invoke(.replace(row))` → `reduce` → `_rows[row.id] = row` (or, `inPlace`,
+/// `.count(id:_:)` → `_rows[id]?.count = n`), among `rows` rows each with one `.current`
+/// observer of its own.
+final class FluxRowChange: Runner {
+    private let store = RowsStore.instantiate()
+    private let action = RowsAction()
+    private let sink = Sink()
+    private let rows: Int
+    private let inPlace: Bool
+    private var dusts: [Dust] = []
+
+    init(rows: Int, inPlace: Bool = false) {
+        self.rows = rows
+        self.inPlace = inPlace
+        action.invoke(.add((0..<rows).map { BenchmarkRow(id: $0, count: 0) }))
+        let sink = self.sink
+        for id in 0..<rows {
+            if let row = store.rows.constant(for: id) {
+                dusts.append(row.observe(ignoreFirst: true) { sink.total &+= $0.count })
+            }
+        }
+    }
+
+    deinit { dusts.forEach { $0.clean() } }
+
+    func run(iterations: Int) {
+        var id = 0
+        for count in 0..<iterations {
+            if inPlace {
+                action.invoke(.count(id: id, count))
+            } else {
+                action.invoke(.replace(BenchmarkRow(id: id, count: count)))
+            }
+            id += 1
+            if id == rows {
+                id = 0
+            }
+        }
+    }
+
+    var checksum: Int { sink.total }
+}
+
+/// The hand-written floor: one object per row, each with its observers (as an
+/// `@Observable` object per row), the row found by its index.
+final class BaselineRowChange: Runner {
+    final class Row {
+        var count = 0
+        var observers: [(Int) -> Void] = []
+    }
+
+    private let rows: [Row]
+    private let sink = Sink()
+
+    init(rows: Int) {
+        self.rows = (0..<rows).map { _ in Row() }
+        let sink = self.sink
+        for row in self.rows {
+            row.observers.append { sink.total &+= $0 }
+        }
+    }
+
+    @inline(never)
+    private func change(_ id: Int, _ count: Int) {
+        let row = rows[id]
+        row.count = count
+        for observer in row.observers {
+            observer(count)
+        }
+    }
+
+    func run(iterations: Int) {
+        var id = 0
+        for count in 0..<iterations {
+            change(id, count)
+            id += 1
+            if id == rows.count {
+                id = 0
+            }
+        }
+    }
+
+    var checksum: Int { sink.total }
+}

@@ -14,10 +14,37 @@ extension PrimitiveValue {
     /// `LibraryReadsTests` checks that the public getters are its only callers.
     @inlinable
     func readNotingObservation() -> Element {
-        core.lockOrTrap()
-        core.noteReadLocked()
-        let value = core.storage.element
-        core.lock.unlock()
+        core.readNotingObservation()
+    }
+}
+
+extension ValueCore {
+    /// The read of `PrimitiveValue.readNotingObservation()`, and of a dictionary's element
+    /// (`KeyedValues.readNotingObservation(of:)`).
+    @inlinable
+    final func readNotingObservation() -> Element {
+        lockOrTrap()
+        noteReadLocked()
+        let value = storage.element
+        lock.unlock()
         return value
+    }
+}
+
+extension KeyedValues {
+    /// The read behind a dictionary's public getters (``PrimitiveDictionary``'s subscript,
+    /// `count`, `isEmpty`), as `PrimitiveValue.readNotingObservation()` is behind a value's:
+    /// `key`'s element, read through Observation, so that a tracker hears of that element's
+    /// changes and of its removal, or, for a key that is not there, of the keys' changes.
+    @inlinable
+    func readNotingObservation(of key: Key) -> Value? {
+        keys.lockOrTrap()
+        guard let core = table[key] else {
+            keys.noteReadLocked()
+            keys.lock.unlock()
+            return nil
+        }
+        keys.lock.unlock()
+        return core.readNotingObservation()
     }
 }

@@ -256,6 +256,13 @@ class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Sendable {
     @inlinable
     final func moveInAndEndChange(_ value: Element, _ update: Update) {
         withUnsafeMutablePointer(to: &storage.element) { $0.initialize(to: value) }
+        endChangeInPlace(update)
+    }
+
+    /// Ends an in-place change begun with `beginChangeInPlace()`, the value being in
+    /// `storage`: delivers it to the observers (after unlocking, as `update(_:)` does).
+    @inlinable
+    final func endChangeInPlace(_ update: Update) {
         cflux_set_core_changing_in_place(nil)
         deliverUpdateAndUnlock(update)
     }
