@@ -34,6 +34,14 @@ let package = Package(
         // Measures the heap bytes and mallocs of one memory workload (run by
         // InstructionCounts, natively, not under valgrind).
         .executableTarget(name: "MemoryCounts", dependencies: ["Workloads", "CMallocCounter"]),
+        // `Benchmarks/big-state`: one change of a big collection in a store, wall clock,
+        // beside an `@Observable` class holding the same (issue 39).
+        .executableTarget(
+            name: "BigState",
+            dependencies: [
+                .product(name: "FluxCapacitor", package: "FluxCapacitor"),
+                .product(name: "FluxCapacitorPersistence", package: "FluxCapacitor"),
+            ]),
         // `Benchmarks/contention`: several threads on one target (a set, an update, a send, a
         // dispatch, a mix), wall clock, against a mutex around the value and its observer.
         .executableTarget(

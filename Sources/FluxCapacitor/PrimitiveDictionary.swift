@@ -30,10 +30,10 @@
 /// ```swift
 /// let store = RowsStore.instantiate()
 /// store.rows.constant(for: 7)?
-///     .observe { row in print("row 7:", row.title) }
+///     .observe { row in showTitle(row.title) }
 ///     .cleaned(by: dustBuster)
 /// store.rows.keys
-///     .observe { ids in print(ids.count, "rows") }
+///     .observe { ids in showCount(ids.count) }
 ///     .cleaned(by: dustBuster)
 /// ```
 ///
@@ -77,7 +77,7 @@ public final class PrimitiveDictionary<Trait: ValueTrait, Key: Hashable & Sendab
     /// How many elements there are. Read through Observation, it tracks the keys.
     ///
     /// ```swift
-    /// print(store.rows.count, "rows")
+    /// let rowCount = store.rows.count
     /// ```
     @inlinable
     public var count: Int {
@@ -87,7 +87,7 @@ public final class PrimitiveDictionary<Trait: ValueTrait, Key: Hashable & Sendab
     /// Whether there is no element. Read through Observation, it tracks the keys.
     ///
     /// ```swift
-    /// if store.rows.isEmpty { print("nothing yet") }
+    /// let showsPlaceholder = store.rows.isEmpty
     /// ```
     @inlinable
     public var isEmpty: Bool {
@@ -126,7 +126,7 @@ extension PrimitiveDictionary: CustomStringConvertible {
     /// The elements, in order, as a dictionary literal shows them.
     ///
     /// ```swift
-    /// print(store.rows)  // [7: Row(…), 8: Row(…)]
+    /// let text = store.rows.description  // [7: Row(id: 7, …)]
     /// ```
     public var description: String {
         let elements = storage.snapshot()

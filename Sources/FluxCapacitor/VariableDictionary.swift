@@ -27,7 +27,8 @@ extension PrimitiveDictionary where Trait == MutableTrait {
     /// in the place of the first).
     ///
     /// ```swift
-    /// let scores = VariableDictionary(uniqueKeysWithValues: [("ada", 3), ("grace", 5)])
+    /// let scores = VariableDictionary(
+    ///     uniqueKeysWithValues: [("ada", 3), ("grace", 5)])
     /// ```
     ///
     /// - Parameter elements: The keys and their values.
@@ -44,7 +45,7 @@ extension PrimitiveDictionary where Trait == MutableTrait {
     /// ```swift
     /// rows[7] = Row(id: 7, title: "Seven")
     /// rows[7]?.title = "Sept"
-    /// print(rows[7]?.title ?? "none")  // Sept
+    /// let title = rows[7]?.title  // "Sept"
     /// rows[7] = nil
     /// ```
     ///
@@ -119,7 +120,9 @@ extension PrimitiveDictionary where Trait == MutableTrait, Value: Identifiable, 
     /// Makes a dictionary of `elements` by their ids, in their order.
     ///
     /// ```swift
-    /// let rows = VariableDictionary([Row(id: 1, title: "One"), Row(id: 2, title: "Two")])
+    /// let rows = VariableDictionary([
+    ///     Row(id: 1, title: "One"), Row(id: 2, title: "Two"),
+    /// ])
     /// ```
     ///
     /// - Parameter elements: The elements (the last of two with one id wins).
@@ -160,7 +163,8 @@ extension PrimitiveDictionary: Decodable where Trait == MutableTrait, Key: Decod
     /// Decodes what ``encode(to:)`` encodes: keys and values, alternating, in order.
     ///
     /// ```swift
-    /// let rows = try JSONDecoder().decode(VariableDictionary<Int, Row>.self, from: data)
+    /// let rows = try JSONDecoder().decode(
+    ///     VariableDictionary<Int, Row>.self, from: data)
     /// ```
     ///
     /// - Parameter decoder: The decoder.

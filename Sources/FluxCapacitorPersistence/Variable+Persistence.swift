@@ -48,7 +48,7 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
     ///   - slot: The name of the value in the storage (`favorites` → `favorites.json`).
     ///   - storage: Where it is kept.
     public convenience init(_ defaultValue: Element, persistedAs slot: String, in storage: any PersistentStorage) {
-        let persister = Persister<Element>(slot: slot, storage: storage)
+        let persister = TypedPersister<Element>(slot: slot, storage: storage)
         // The variable hands the persister its last value when it goes, and the persister
         // writes what is pending then.
         self.init(persister.restore() ?? defaultValue) { last, version in
@@ -58,7 +58,9 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
         // while another thread's round has yet to deliver it, and a waiting write holds no
         // copy of it); the observation tells it of each change.
         persister.attach(to: self)
-        _ = observe(on: .current, ignoreFirst: true) { _ in persister.offerCurrentValue() }
+        // Not generic, and it reads nothing: a change's own share of its persistence.
+        let changes: Persister = persister
+        _ = observe(on: .current, ignoreFirst: true) { _ in changes.noteChange() }
     }
 
     /// Makes a variable persisted as `slot` in the default storage

@@ -485,3 +485,119 @@ func signalBufferingPolicySample(sink: Sink<Int>) {
     let saved = sink.signal.values(bufferingPolicy: latest)
     _ = saved
 }
+
+// MARK: - PrimitiveDictionary, VariableDictionary, ConstantDictionary
+
+struct Row: Identifiable, Codable, Sendable {
+    var id: Int
+    var title: String
+}
+
+extension Dispatcher {
+    enum Rows: DispatchState {
+        typealias RelatedStoreType = RowsStore
+        typealias RelatedActionType = RowsAction
+        case add(Row)
+        case rename(Int, String)
+        case remove(Int)
+    }
+}
+
+struct RowsAction: Actionable { typealias DispatchStateType = Dispatcher.Rows }
+
+final class RowsStore: Storable {
+    let rows: ConstantDictionary<Int, Row>
+    private let _rows = VariableDictionary<Int, Row>()
+
+    init() {
+        rows = ConstantDictionary(_rows)
+    }
+
+    func reduce(with state: Dispatcher.Rows) {
+        switch state {
+        case .add(let row): _rows.append(row)
+        case .rename(let id, let title): _rows[id]?.title = title
+        case .remove(let id): _rows[id] = nil
+        }
+    }
+}
+
+func showTitle(_ title: String) {}
+func showCount(_ count: Int) {}
+
+func dictionaryObserveSample(dustBuster: DustBuster) {
+    let store = RowsStore.instantiate()
+    store.rows.constant(for: 7)?
+        .observe { row in showTitle(row.title) }
+        .cleaned(by: dustBuster)
+    store.rows.keys
+        .observe { ids in showCount(ids.count) }
+        .cleaned(by: dustBuster)
+}
+
+func dictionaryReadSamples(store: RowsStore) throws {
+    let ids = store.rows.keys.value
+    let rowCount = store.rows.count
+    let showsPlaceholder = store.rows.isEmpty
+    let row = store.rows.constant(for: 7)
+    let titles = store.rows.elements.map(\.value.title)
+    let text = store.rows.description  // [7: Row(id: 7, …)]
+    let data = try JSONEncoder().encode(store.rows)
+    let title = store.rows[7]?.title
+    _ = (ids, rowCount, showsPlaceholder, row, titles, text, data, title)
+}
+
+func variableDictionarySample() {
+    let rows = VariableDictionary<Int, Row>()
+    rows[7] = Row(id: 7, title: "Seven")
+    rows[7]?.title = "Sept"
+    rows[7] = nil
+}
+
+func variableDictionaryChangeSamples(rows: VariableDictionary<Int, Row>, page: [Row]) {
+    rows[7] = Row(id: 7, title: "Seven")
+    rows[7]?.title = "Sept"
+    let title = rows[7]?.title  // "Sept"
+    rows[7] = nil
+    let removed = rows.removeValue(forKey: 7)
+    rows.removeAll()
+    rows.removeAll { $0.title.isEmpty }
+    rows.append(Row(id: 3, title: "Three"))
+    rows.append(contentsOf: page)
+    _ = (title, removed)
+}
+
+func variableDictionaryInitSamples(data: Data) throws {
+    do {
+        let rows = VariableDictionary<Int, Row>()
+        _ = rows
+    }
+    do {
+        let scores = VariableDictionary(
+            uniqueKeysWithValues: [("ada", 3), ("grace", 5)])
+        _ = scores
+    }
+    do {
+        let rows = VariableDictionary([
+            Row(id: 1, title: "One"), Row(id: 2, title: "Two"),
+        ])
+        _ = rows
+    }
+    do {
+        let rows = try JSONDecoder().decode(
+            VariableDictionary<Int, Row>.self, from: data)
+        _ = rows
+    }
+}
+
+final class ConstantDictionarySamples {
+    let rows: ConstantDictionary<Int, Row>
+
+    init(_rows: VariableDictionary<Int, Row>) {
+        do {
+            let rows: ConstantDictionary<Int, Row> = ConstantDictionary(_rows)
+            _ = rows
+        }
+        rows = ConstantDictionary(_rows)
+    }
+}

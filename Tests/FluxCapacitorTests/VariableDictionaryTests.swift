@@ -137,7 +137,9 @@ struct VariableDictionaryTests {
 
     @Test func aDictionaryEncodesInOrderAndDecodesToTheSameRows() throws {
         let rows = VariableDictionary([Row(id: 5, title: "five"), Row(id: 2, title: "two")])
-        let data = try JSONEncoder().encode(rows)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = try encoder.encode(rows)
         #expect(String(decoding: data, as: UTF8.self) == #"[5,{"id":5,"title":"five"},2,{"id":2,"title":"two"}]"#)
         let decoded = try JSONDecoder().decode(VariableDictionary<Int, Row>.self, from: data)
         #expect(decoded.elements.map(\.value) == rows.elements.map(\.value))

@@ -63,6 +63,7 @@ let loopLengths: [String: (short: Int, long: Int)] = [
     "bigArrayWrite100000": (10_000, 60_000),
     "bigDictionaryWrite1000": (10_000, 60_000),
     "bigDictionaryWrite100000": (10_000, 60_000),
+    "bigArrayWritePersisted100000": (10_000, 60_000),
     "rowChange1000": (10_000, 60_000),
     "rowChange10000": (10_000, 60_000),
     "rowChangeInPlace10000": (10_000, 60_000),

@@ -1,4 +1,6 @@
 import FluxCapacitor
+import FluxCapacitorPersistence
+import Foundation
 
 // Issue 39: one element written into a collection a store holds, at two sizes, so that
 // `Benchmarks/instructions` shows whether a change costs the change or the size of the
@@ -20,12 +22,22 @@ extension Dispatcher {
 final class BigStateStore: Storable {
     typealias DispatchStateType = Dispatcher.BigState
 
+    /// Where the store made next saves its collections; `nil`: it does not.
+    nonisolated(unsafe) static var storage: (any PersistentStorage)?
+
     let items: Constant<[Int]>
     let byID: Constant<[Int: Int]>
-    private let _items = Variable<[Int]>([])
-    private let _byID = Variable<[Int: Int]>([:])
+    private let _items: Variable<[Int]>
+    private let _byID: Variable<[Int: Int]>
 
     required init() {
+        if let storage = Self.storage {
+            _items = Variable([], persistedAs: "items", in: storage)
+            _byID = Variable([:], persistedAs: "byID", in: storage)
+        } else {
+            _items = Variable([])
+            _byID = Variable([:])
+        }
         items = Constant(_items)
         byID = Constant(_byID)
     }
@@ -49,14 +61,20 @@ struct BigStateAction: Actionable {
 /// `_byID.value[k] = x`) in a collection of `count` elements, with one `.current` observer
 /// of the collection.
 final class FluxBigStateWrite: Runner {
-    private let store = BigStateStore.instantiate()
+    private let store: BigStateStore
     private let action = BigStateAction()
     private let sink = Sink()
     private let count: Int
     private let dictionary: Bool
     private var dust: Dust?
 
-    init(count: Int, dictionary: Bool) {
+    /// With `persisted`, the collections are saved in an `InMemoryStorage` whose writes
+    /// wait an hour: what is counted is each change's own share (a write encodes the
+    /// whole collection, once per coalescing interval, off the changing thread).
+    init(count: Int, dictionary: Bool, persisted: Bool = false) {
+        BigStateStore.storage = persisted ? InMemoryStorage(coalescingInterval: .seconds(3_600)) : nil
+        store = BigStateStore.instantiate()
+        BigStateStore.storage = nil
         self.count = count
         self.dictionary = dictionary
         action.invoke(.fill(count))

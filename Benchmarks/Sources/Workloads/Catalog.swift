@@ -218,6 +218,14 @@ public enum Catalog {
             fluxCapacitor: { FluxBigStateWrite(count: 100_000, dictionary: true) },
             baseline: { BaselineBigStateWrite(count: 100_000, dictionary: true) }),
         Workload(
+            id: "bigArrayWritePersisted100000",
+            title: "dispatch writing 1 element of a persisted array of 100,000, 1 observer", operation: "dispatch",
+            iterationsPerSample: 1_000, operationsPerIteration: 1,
+            contenders: [.fluxCapacitor, .baseline],
+            target: "(issue 39: the change's own share; the write is coalesced, off the changing thread)",
+            fluxCapacitor: { FluxBigStateWrite(count: 100_000, dictionary: false, persisted: true) },
+            baseline: { BaselineBigStateWrite(count: 100_000, dictionary: false) }),
+        Workload(
             id: "rowChange1000", title: "dispatch setting 1 row among 1,000, each observed",
             operation: "dispatch",
             iterationsPerSample: 1_000, operationsPerIteration: 1,

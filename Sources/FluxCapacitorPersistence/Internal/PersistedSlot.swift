@@ -48,8 +48,10 @@ final class PersistedSlot: @unchecked Sendable {
     let storage: any PersistentStorage
     private let state = NSCondition()
     private let ioLock = NSLock()
-    /// Encodes the latest change not yet written.
+    /// Encodes the latest change not yet written (reading the value when it is called).
     private var pending: (@Sendable () throws -> Data)?
+    /// Whose change `pending` writes.
+    private var pendingSource: ObjectIdentifier?
     private var isScheduled = false
     /// How many changes the slot was given.
     private var changes: UInt64 = 0
@@ -89,22 +91,70 @@ final class PersistedSlot: @unchecked Sendable {
         _ = state.withLock { sources.removeValue(forKey: source) }
     }
 
-    /// A value of `source`, at `version`, as the closure that encodes it; ignored unless
-    /// it is newer than the last one `source` gave (two threads may offer the same value,
-    /// or an older one late).
-    func offer(from source: ObjectIdentifier, version: UInt64, _ encode: @escaping @Sendable () throws -> Data) {
+    /// A change of `source`'s value, at `version`, to write; ignored unless it is newer
+    /// than what `source` last gave (two threads may offer the same value, or an older one
+    /// late). `encode` makes what a write calls, which reads the value then: it is asked for
+    /// only when no change of `source` is waiting already.
+    func offer(
+        from source: ObjectIdentifier, version: UInt64, _ encode: () -> @Sendable () throws -> Data
+    ) {
+        take(from: source, encode) { known in
+            guard version > known else { return nil }
+            return version
+        }
+    }
+
+    /// A change of `source`'s value that its observer heard of: the cheap path of each
+    /// change, which reads neither the value nor its version (the write reads both, and
+    /// tells `wrote(_:from:)` what it wrote).
+    func noteChange(from source: ObjectIdentifier, _ encode: () -> @Sendable () throws -> Data) {
+        let isWaiting: Bool = state.withLock {
+            // The usual change: one of this value's is waiting already, and will read the
+            // value when it is written. (Changes are counted for `flush()`.)
+            guard pendingSource == source, pending != nil else { return false }
+            changes += 1
+            return true
+        }
+        if !isWaiting {
+            take(from: source, encode) { known in known }
+        }
+    }
+
+    /// Records that a write read `source`'s value at `version`: a later offer of that
+    /// version (a flush's) is not a change.
+    func wrote(_ version: UInt64, from source: ObjectIdentifier) {
+        state.withLock {
+            if let known = sources[source], version > known.version {
+                sources[source] = (version, known.offer)
+            }
+        }
+    }
+
+    /// A change of `source` to write, if `newVersion` (given the version the slot knows
+    /// of) says so: it waits, unless one of `source` waits already, and a write is
+    /// scheduled if none is.
+    private func take(
+        from source: ObjectIdentifier, _ encode: () -> @Sendable () throws -> Data,
+        newVersion: (UInt64) -> UInt64?
+    ) {
         var replaced: (@Sendable () throws -> Data)?
         let mustSchedule: Bool = state.withLock {
-            guard let known = sources[source], version > known.version else { return false }
-            sources[source]?.version = version
-            replaced = pending
-            pending = encode
+            guard let known = sources[source], let version = newVersion(known.version) else { return false }
+            if version != known.version {
+                sources[source] = (version, known.offer)
+            }
             changes += 1
+            if pendingSource != source || pending == nil {
+                // Made under the lock: a closure, with no user code in it.
+                replaced = pending
+                pending = encode()
+                pendingSource = source
+            }
             defer { isScheduled = true }
             return !isScheduled
         }
-        // The change it replaced holds a value, whose deinit may be user code: let go of it
-        // outside the lock.
+        // The change it replaced may hold the last reference to a value's persister, whose
+        // going is user code: let go of it outside the lock.
         withExtendedLifetime(replaced) {}
         guard mustSchedule else { return }
         guard let delay = Self.dispatchDelay(storage.coalescingInterval) else {
@@ -216,6 +266,7 @@ final class PersistedSlot: @unchecked Sendable {
             isScheduled = false
             guard let encode = pending else { return nil }
             pending = nil
+            pendingSource = nil
             let ticket = nextTicket
             nextTicket += 1
             unsettled[ticket] = taken

@@ -22,13 +22,9 @@ import Foundation
 /// value goes inside a dispatch: see `valueWent(_:)`). A change waiting to be written holds
 /// the persister, so that it can read that last value; the persister holds neither the
 /// value nor its core.
-final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
-    // Sendable: `lock` guards `read` and `lastValue`; `slot` is Sendable.
+class Persister: @unchecked Sendable {
+    // Sendable: immutable; `slot` is Sendable.
     let slot: PersistedSlot
-    private let lock = NSLock()
-    private var read: (@Sendable () -> (value: Element, version: UInt64)?)?
-    /// The value's last value, once it went.
-    private var lastValue: Element?
 
     init(slot name: String, storage: any PersistentStorage) {
         slot = SlotRegistry.slot(named: name, in: storage)
@@ -38,6 +34,27 @@ final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
         slot.removeSource(ObjectIdentifier(self))
         SlotRegistry.release(slot)
     }
+
+    /// What the value's observer runs at each change: not generic, and it reads nothing
+    /// (the write reads the value, once per coalescing interval).
+    final func noteChange() {
+        slot.noteChange(from: ObjectIdentifier(self)) { makeWrite() }
+    }
+
+    /// What a write calls: it reads the value, tells the slot which version it read, and
+    /// encodes it.
+    func makeWrite() -> @Sendable () throws -> Data {
+        preconditionFailure("Persister: internal inconsistency: makeWrite() of the base class")
+    }
+}
+
+/// A ``Persister`` of a value of type `Element`.
+final class TypedPersister<Element: Codable & Sendable>: Persister, @unchecked Sendable {
+    // Sendable: `lock` guards `read` and `lastValue`; the rest is the base class's.
+    private let lock = NSLock()
+    private var read: (@Sendable () -> (value: Element, version: UInt64)?)?
+    /// The value's last value and its version, once it went.
+    private var lastValue: (value: Element, version: UInt64)?
 
     /// Reads the stored value, after writing what is waiting to be written; a missing slot
     /// gives `nil`, a bad one is reported (and set aside if it could not be decoded) and
@@ -55,20 +72,26 @@ final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
         slot.addSource(ObjectIdentifier(self), at: version) { [weak self] in self?.offerCurrentValue() }
     }
 
-    /// Hands the slot the value's current version, if it has not had it yet. Called by
-    /// the value's observer, and by `flush()`.
+    /// Hands the slot the value's current version, if it has not had it yet: what
+    /// `flush()` asks each value, for a change whose observers have yet to run.
     func offerCurrentValue() {
         guard let version = lock.withLock({ read })?()?.version else { return }
-        slot.offer(from: ObjectIdentifier(self), version: version) { [self] in
-            try PersistedSlot.encoder.encode(currentValue())
+        slot.offer(from: ObjectIdentifier(self), version: version) { makeWrite() }
+    }
+
+    override func makeWrite() -> @Sendable () throws -> Data {
+        { [self] in
+            let (value, version) = currentValue()
+            slot.wrote(version, from: ObjectIdentifier(self))
+            return try PersistedSlot.encoder.encode(value)
         }
     }
 
-    /// The value as it is now, or its last value if it went.
-    private func currentValue() -> Element {
+    /// The value and its version as they are now, or its last ones if it went.
+    private func currentValue() -> (value: Element, version: UInt64) {
         while true {
-            if let (value, _) = lock.withLock({ read })?() {
-                return value
+            if let current = lock.withLock({ read })?() {
+                return current
             }
             if let last = lock.withLock({ lastValue }) {
                 return last
@@ -78,7 +101,6 @@ final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
             sched_yield()
         }
     }
-
     /// The value went, with `last` as its value (its core's deinit). Writes what is
     /// pending, which reads `last` from now on.
     ///
@@ -101,13 +123,11 @@ final class Persister<Element: Codable & Sendable>: @unchecked Sendable {
     func valueWent(_ last: Element, version: UInt64) {
         lock.withLock {
             read = nil
-            lastValue = last
+            lastValue = (last, version)
         }
         // A change the slot has not been given yet (the value went before its observer
         // ran, on another thread's round).
-        slot.offer(from: ObjectIdentifier(self), version: version) { [self] in
-            try PersistedSlot.encoder.encode(currentValue())
-        }
+        slot.offer(from: ObjectIdentifier(self), version: version) { makeWrite() }
         guard !Dispatcher.isDispatchingOnThisThread else {
             let slot = self.slot
             SlotRegistry.queue.async { slot.writeAndReport() }
