@@ -32,31 +32,29 @@ extension PrimitiveValue where Trait == MutableTrait {
 
     /// The current value. Setting it notifies every observer.
     ///
-    /// Changing it in place (`value.append(x)`, `value += 1`, `await value.load()`) reads
-    /// the value, lets the mutating code change that copy with no lock held, and sets the
-    /// result back, with one notification. Because nothing is locked while your code runs,
-    /// an in-place change may `await`, may read or set this variable and others, and two
-    /// of them can never wait on each other: `swap(&a.value, &b.value)` on one thread and
-    /// `swap(&b.value, &a.value)` on another both finish.
+    /// Changing it in place (`value.append(x)`, `value[i] = x`, `value += 1`) notifies once.
+    /// Inside a dispatch (in `reduce(with:)`, where stores change their values), the change
+    /// holds the variable as ``update(_:)`` does and changes the stored value where it is:
+    /// changing one element of a collection costs that element, whatever its size.
     ///
     /// ```swift
     /// _repositories.value.append(contentsOf: page)
     /// ```
     ///
-    /// Being a read followed by a set, an in-place change is atomic only where nothing else
-    /// sets the value meanwhile. A store's values are set only in `reduce(with:)`, which
-    /// never overlaps itself, so changing them in place there loses no update. Where
-    /// threads change one variable at once, change it with ``update(_:)``, which holds the
-    /// variable for the change. (Since the variable keeps the old value for its readers
-    /// while the copy changes, an in-place change of a collection copies its storage once;
-    /// ``update(_:)`` changes it where it is.)
+    /// The code of such a change (the closure of `removeAll(where:)`, the `deinit` of an
+    /// element it removes) must not read or set this variable, and two in-place changes
+    /// must not nest (`swap(&a.value, &b.value)`): both trap with a message that names the
+    /// fix. Another thread reading the variable meanwhile waits for the change to end.
     ///
-    /// (Holding the variable locked across an in-place access, as FluxCapacitor once did,
-    /// made every in-place change atomic, but Swift lets such an access suspend at an
-    /// `await` and nest in another one, as `swap` does; a lock held there stops other tasks
-    /// on the thread and deadlocks two opposite swaps, and no lock order can prevent it for
-    /// accesses the compiler starts in the caller's order. ``update(_:)`` takes a
-    /// synchronous closure, so the compiler keeps `await` out of it.)
+    /// Outside a dispatch, where an in-place access may `await` (`await value.load()`) or
+    /// nest in another, the change reads the value, lets the mutating code change that
+    /// copy with no lock held, and sets the result back: there it may `await`, may read or
+    /// set this variable and others, and two of them never wait on each other. Being a read
+    /// followed by a set, it is atomic only where nothing else sets the value meanwhile,
+    /// and a collection is copied once (the variable keeps the old value for its readers
+    /// while the copy changes): where threads change one variable at once, or to change a
+    /// collection outside a dispatch without copying it, use ``update(_:)``.
+    /// <doc:ThreadingAndReentrancy> says why, and <doc:BigState> what each change costs.
     ///
     /// Reading the value takes part in Swift's Observation, as a property of an
     /// `@Observable` class does: inside a SwiftUI `body`, an `@Observable` model's computed

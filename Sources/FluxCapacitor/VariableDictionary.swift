@@ -51,7 +51,7 @@ extension PrimitiveDictionary where Trait == MutableTrait {
     ///
     /// Read through Observation, it tracks that element alone (or, for a key that is not
     /// there, the keys). Changed in place inside a dispatch, it holds that element for the
-    /// change as ``PrimitiveValue/value`` holds a variable, with the same rules (see
+    /// change as ``PrimitiveValue/value-3l5s6`` holds a variable, with the same rules (see
     /// <doc:ThreadingAndReentrancy>).
     ///
     /// - Parameter key: The key of the element.

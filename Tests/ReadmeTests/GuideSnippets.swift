@@ -325,3 +325,108 @@ struct ReadingStateGuideTests {
         #expect(store.repositories.value == found)
     }
 }
+
+// MARK: - BigState.md
+
+struct Message: Identifiable, Sendable {
+    let id: Int
+    var subject: String
+    var isRead = false
+}
+
+/// `Message`, where `Dispatcher.Message` hides it.
+typealias GuideMessage = Message
+
+extension Dispatcher {
+    enum Message: DispatchState {
+        typealias RelatedStoreType = MessageStore
+        typealias RelatedActionType = MessageAction
+        case received(GuideMessage)
+        case read(GuideMessage.ID)
+        case deleted(GuideMessage.ID)
+        case clearRead
+    }
+
+    enum Inbox: DispatchState {
+        typealias RelatedStoreType = InboxStore
+        typealias RelatedActionType = InboxAction
+        case received([GuideMessage])
+        case read(GuideMessage.ID)
+        case deleted(GuideMessage.ID)
+    }
+}
+
+struct MessageAction: Actionable { typealias DispatchStateType = Dispatcher.Message }
+struct InboxAction: Actionable { typealias DispatchStateType = Dispatcher.Inbox }
+
+final class MessageStore: Storable {
+    let messages: Constant<[Message.ID: Message]>
+    private let _messages = Variable<[Message.ID: Message]>([:])
+
+    init() {
+        messages = Constant(_messages)
+    }
+
+    func reduce(with state: Dispatcher.Message) {
+        switch state {
+        case .received(let message): _messages.value[message.id] = message
+        case .read(let id): _messages.value[id]?.isRead = true
+        case .deleted(let id): _messages.value[id] = nil
+        case .clearRead:
+            _messages.value = _messages.value.filter { !$0.value.isRead }
+        }
+    }
+}
+
+final class InboxStore: Storable {
+    let rows: ConstantDictionary<Message.ID, Message>
+    private let _rows = VariableDictionary<Message.ID, Message>()
+
+    init() {
+        rows = ConstantDictionary(_rows)
+    }
+
+    func reduce(with state: Dispatcher.Inbox) {
+        switch state {
+        case .received(let page): _rows.append(contentsOf: page)
+        case .read(let id): _rows[id]?.isRead = true
+        case .deleted(let id): _rows[id] = nil
+        }
+    }
+}
+
+final class Badge: Sendable {
+    func update(_ message: Message) {}
+}
+
+func inboxRowSample(store: InboxStore, id: Message.ID, badge: Badge, dustBuster: DustBuster) {
+    store.rows.constant(for: id)?
+        .observe { message in badge.update(message) }
+        .cleaned(by: dustBuster)
+}
+
+@Suite(.isolatedDispatcher) struct BigStateGuideTests {
+    @Test func theMessageStoreChangesOneMessageInPlace() {
+        let store = MessageStore.instantiate()
+        MessageAction().invoke(.received(Message(id: 1, subject: "Hi")))
+        MessageAction().invoke(.received(Message(id: 2, subject: "Re: Hi")))
+        MessageAction().invoke(.read(1))
+        MessageAction().invoke(.clearRead)
+        #expect(store.messages.value.keys.sorted() == [2])
+        MessageAction().invoke(.deleted(2))
+        #expect(store.messages.value.isEmpty)
+    }
+
+    @Test func theInboxRowHearsOfItsOwnMessageOnly() {
+        let store = InboxStore.instantiate()
+        InboxAction().invoke(.received([Message(id: 1, subject: "a"), Message(id: 2, subject: "b")]))
+        let seen = Locked<[Bool]>([])
+        let dust = store.rows.constant(for: 1)?.observe(ignoreFirst: true) { message in
+            seen.withLock { $0.append(message.isRead) }
+        }
+        InboxAction().invoke(.read(2))
+        InboxAction().invoke(.read(1))
+        #expect(seen.value == [true])
+        dust?.clean()
+    }
+}
