@@ -61,9 +61,9 @@ let package = Package(
         // ThreadSanitizer on Linux does not see `Mutex`): the atomics, and the mutex the
         // library's locks are built on. Its header's sections, one for one (DriftTests
         // fails when this list and the header's `MARK:` lines differ): Dispatcher scopes;
-        // The shared dispatcher; A mutex that knows its owner; The calling thread's
-        // dispatches; A value core's lock and round word; Lock order (internal checks only);
-        // The store registry's words; Swift runtime entry points.
+        // The shared dispatcher; A mutex that knows its owner; Waiting for a round; The
+        // calling thread's dispatches; A value core's lock and round word; Lock order
+        // (internal checks only); The store registry's words; Swift runtime entry points.
         .target(name: "CFluxCapacitorShims"),
         .target(name: "FluxCapacitorPersistence", dependencies: ["FluxCapacitor"]),
         .target(name: "FluxCapacitorTesting", dependencies: ["FluxCapacitor"]),

@@ -33,6 +33,109 @@ void cflux_yield(void) {
     sched_yield();
 }
 
+#define CFLUX_PARKING_SLOTS 64
+
+static struct cflux_parking_slot {
+    pthread_mutex_t mutex;
+    pthread_cond_t condition;
+    uint64_t count;
+} cflux_parking[CFLUX_PARKING_SLOTS];
+
+static pthread_once_t cflux_parking_once = PTHREAD_ONCE_INIT;
+
+static void cflux_parking_init(void) {
+    for (int slot = 0; slot < CFLUX_PARKING_SLOTS; slot++) {
+        pthread_mutex_init(&cflux_parking[slot].mutex, NULL);
+        pthread_cond_init(&cflux_parking[slot].condition, NULL);
+        cflux_parking[slot].count = 0;
+    }
+}
+
+static struct cflux_parking_slot *cflux_parking_slot(const void *core) {
+    pthread_once(&cflux_parking_once, cflux_parking_init);
+    return &cflux_parking[((uintptr_t)core >> 4) % CFLUX_PARKING_SLOTS];
+}
+
+uint64_t cflux_park_count(const void *core) {
+    struct cflux_parking_slot *slot = cflux_parking_slot(core);
+    pthread_mutex_lock(&slot->mutex);
+    uint64_t count = slot->count;
+    pthread_mutex_unlock(&slot->mutex);
+    return count;
+}
+
+void cflux_park(const void *core, uint64_t count) {
+    struct cflux_parking_slot *slot = cflux_parking_slot(core);
+    pthread_mutex_lock(&slot->mutex);
+    while (slot->count == count) {
+        pthread_cond_wait(&slot->condition, &slot->mutex);
+    }
+    pthread_mutex_unlock(&slot->mutex);
+}
+
+void cflux_unpark_all(const void *core) {
+    struct cflux_parking_slot *slot = cflux_parking_slot(core);
+    pthread_mutex_lock(&slot->mutex);
+    slot->count++;
+    pthread_cond_broadcast(&slot->condition);
+    pthread_mutex_unlock(&slot->mutex);
+}
+
+#define CFLUX_WAITS_MAX 256
+
+static pthread_mutex_t cflux_waits_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    uintptr_t waiter;
+    uintptr_t drainer;
+} cflux_waits[CFLUX_WAITS_MAX];
+static int cflux_waits_count;
+
+bool cflux_waits_add(uintptr_t waiter, uintptr_t drainer) {
+    pthread_mutex_lock(&cflux_waits_lock);
+    bool added = false;
+    // Follow what `drainer` waits for, and what that one waits for, and so on: a chain
+    // that comes back to `waiter` is a cycle. Each thread waits for one round at most, so
+    // the chain is no longer than the table.
+    uintptr_t next = drainer;
+    for (int step = 0; step <= cflux_waits_count; step++) {
+        if (next == waiter) {
+            goto done;
+        }
+        int found = -1;
+        for (int index = 0; index < cflux_waits_count; index++) {
+            if (cflux_waits[index].waiter == next) {
+                found = index;
+                break;
+            }
+        }
+        if (found < 0) {
+            break;
+        }
+        next = cflux_waits[found].drainer;
+    }
+    if (cflux_waits_count < CFLUX_WAITS_MAX) {
+        cflux_waits[cflux_waits_count].waiter = waiter;
+        cflux_waits[cflux_waits_count].drainer = drainer;
+        cflux_waits_count++;
+        added = true;
+    }
+done:
+    pthread_mutex_unlock(&cflux_waits_lock);
+    return added;
+}
+
+void cflux_waits_remove(uintptr_t waiter) {
+    pthread_mutex_lock(&cflux_waits_lock);
+    for (int index = 0; index < cflux_waits_count; index++) {
+        if (cflux_waits[index].waiter == waiter) {
+            cflux_waits[index] = cflux_waits[cflux_waits_count - 1];
+            cflux_waits_count--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cflux_waits_lock);
+}
+
 #define CFLUX_HELD_LOCKS_MAX 64
 
 /// The locks this thread holds and their ranks, innermost last (internal checks only).
@@ -72,6 +175,57 @@ void cflux_held_locks_remove(uintptr_t lock) {
             return;
         }
     }
+}
+
+/// Which dispatcher's mutex was held when which other was taken (internal checks only): a
+/// pair (outer, inner) once seen. Small: a test run has a few hundred dispatchers that
+/// nest, and a dispatcher that goes forgets its pairs.
+#define CFLUX_ORDER_PAIRS_MAX 4096
+static pthread_mutex_t cflux_order_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    uintptr_t outer;
+    uintptr_t inner;
+} cflux_order_pairs[CFLUX_ORDER_PAIRS_MAX];
+static int cflux_order_count;
+
+uintptr_t cflux_dispatcher_order_check(uintptr_t lock, uint8_t dispatcher_rank) {
+    uintptr_t conflict = 0;
+    pthread_mutex_lock(&cflux_order_lock);
+    for (int index = 0; index < cflux_held_locks.count && conflict == 0; index++) {
+        uintptr_t held = cflux_held_locks.locks[index];
+        if (cflux_held_locks.ranks[index] != dispatcher_rank || held == lock) {
+            continue;
+        }
+        bool known = false;
+        for (int pair = 0; pair < cflux_order_count; pair++) {
+            if (cflux_order_pairs[pair].outer == lock && cflux_order_pairs[pair].inner == held) {
+                conflict = held;
+                break;
+            }
+            if (cflux_order_pairs[pair].outer == held && cflux_order_pairs[pair].inner == lock) {
+                known = true;
+            }
+        }
+        if (conflict == 0 && !known && cflux_order_count < CFLUX_ORDER_PAIRS_MAX) {
+            cflux_order_pairs[cflux_order_count].outer = held;
+            cflux_order_pairs[cflux_order_count].inner = lock;
+            cflux_order_count++;
+        }
+    }
+    pthread_mutex_unlock(&cflux_order_lock);
+    return conflict;
+}
+
+void cflux_dispatcher_order_forget(uintptr_t lock) {
+    pthread_mutex_lock(&cflux_order_lock);
+    int kept = 0;
+    for (int pair = 0; pair < cflux_order_count; pair++) {
+        if (cflux_order_pairs[pair].outer != lock && cflux_order_pairs[pair].inner != lock) {
+            cflux_order_pairs[kept++] = cflux_order_pairs[pair];
+        }
+    }
+    cflux_order_count = kept;
+    pthread_mutex_unlock(&cflux_order_lock);
 }
 
 #if defined(__linux__)

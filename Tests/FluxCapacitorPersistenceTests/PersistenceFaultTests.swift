@@ -145,26 +145,31 @@ struct PersistenceFaultTests {
 
     @Test func flushWritesAValueSetWhileAnotherThreadsRoundHasYetToDeliverIt() {
         let storage = InMemoryStorage(coalescingInterval: .seconds(3600))
-        let variable = Variable(0, persistedAs: "count", in: storage)
-        let observerEntered = DispatchSemaphore(value: 0)
-        let observerMayReturn = DispatchSemaphore(value: 0)
-        let dust = variable.observe(on: .current, ignoreFirst: true) { value in
-            if value == 1 {
-                observerEntered.signal()
-                observerMayReturn.wait()
+        Persistence.withDefaultStorage(storage) {
+            let store = PersistedCountStore.instantiate()
+            let observerEntered = DispatchSemaphore(value: 0)
+            let observerMayReturn = DispatchSemaphore(value: 0)
+            let dust = store.count.observe(on: .current, ignoreFirst: true) { value in
+                if value == 1 {
+                    observerEntered.signal()
+                    observerMayReturn.wait()
+                }
             }
+            defer { dust.clean() }
+
+            // A set outside any dispatch.
+            let setter = Thread { store.count.value = 1 }
+            setter.start()
+            observerEntered.wait()
+            // Thread A's round is delivering 1. The reduce that sets 2 does not wait for it
+            // (it holds the dispatcher): the value is handed to that round, and the
+            // dispatch returns before its observers heard of it.
+            PersistedCountAction().invoke(.set(2))
+            storage.flush()
+
+            #expect(storage.contents(of: "count") == Data("2".utf8))
+            observerMayReturn.signal()
         }
-        defer { dust.clean() }
-
-        let setter = Thread { variable.value = 1 }
-        setter.start()
-        observerEntered.wait()
-        // Thread A's round is delivering 1; this value is handed to it and set returns.
-        variable.value = 2
-        storage.flush()
-
-        #expect(storage.contents(of: "count") == Data("2".utf8))
-        observerMayReturn.signal()
     }
 
     // MARK: 4c. Any coalescing interval

@@ -130,21 +130,22 @@ struct CombinedValuePromiseTests {
         #expect(firstStore.allEqual.value && secondStore.allEqual.value)
     }
 
-    /// A combined value made in one dispatcher over a store of another, and a value
-    /// combined from it in the first: a dispatch of the second dispatcher updates both,
-    /// each time (the second's recomputation is one the first dispatcher asks for while
-    /// recomputing the first, on behalf of the other dispatcher).
-    @Test func aValueCombinedFromOneOfAnotherDispatchersStoresFollowsEveryDispatch() {
+    /// A combined value made in the dispatcher whose dispatches change its sources (the fix
+    /// the refusal below names), and a value combined from it: a dispatch updates both,
+    /// each time, while another dispatcher's thread is current where they are observed.
+    @Test func aValueCombinedInItsSourcesDispatcherFollowsEveryDispatch() {
         let owner = Dispatcher()
         let other = Dispatcher()
         let store = Dispatcher.withCurrent(other) { CounterStore.instantiate() }
-        let (tenfold, plusOne) = Dispatcher.withCurrent(owner) {
+        let (tenfold, plusOne) = Dispatcher.withCurrent(other) {
             let tenfold = Constant(combining: store.count, store.count) { count, _ in count * 10 }
             let plusOne = Constant(combining: tenfold, tenfold) { tenfold, _ in tenfold + 1 }
             return (tenfold, plusOne)
         }
         let heard = Locked<[Int]>([])
-        let dust = plusOne.observe(ignoreFirst: true) { value in heard.withLock { $0.append(value) } }
+        let dust = Dispatcher.withCurrent(owner) {
+            plusOne.observe(ignoreFirst: true) { value in heard.withLock { $0.append(value) } }
+        }
         defer { dust.clean() }
         for count in 1...3 {
             Dispatcher.withCurrent(other) { CounterAction().invoke(.set(count)) }
@@ -153,6 +154,67 @@ struct CombinedValuePromiseTests {
         }
         #expect(heard.value == [11, 21, 31])
     }
+
+    #if os(macOS) || os(Linux)  // exit tests: not on iOS, tvOS, watchOS, visionOS
+    /// Issue 40's deadlock: a value combined in `first` from a store of `second`; a thread
+    /// in a reduce of `first` dispatches to `second` while a dispatch of `second` sets the
+    /// source. Recomputing would take `first` inside `second` while the other thread holds
+    /// `first` and waits for `second`. The first change of the source in a dispatch of
+    /// `second` stops the program instead, naming both dispatchers and the fix (in a child
+    /// process, and for every interleaving: the refusal depends on where the change
+    /// happens, not on timing).
+    @Test func aValueCombinedFromAnotherDispatchersStoreStopsAtTheFirstChangeNamingTheFix() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let first = Dispatcher()
+            let second = Dispatcher()
+            let store = Dispatcher.withCurrent(second) { CounterStore.instantiate() }
+            let combined = Dispatcher.withCurrent(first) {
+                Constant(combining: store.count, store.count) { count, _ in count }
+            }
+            let otherDone = DispatchSemaphore(value: 0)
+            let other = Thread {
+                for count in 1...1_000 {
+                    Dispatcher.withCurrent(second) { CounterAction().invoke(.set(count)) }
+                }
+                otherDone.signal()
+            }
+            other.start()
+            for count in 1...1_000 {
+                // As a reduce of `first` that dispatches to `second` would.
+                first.withMutex {
+                    Dispatcher.withCurrent(second) { CounterAction().invoke(.set(-count)) }
+                }
+            }
+            // Whichever thread's dispatch comes first, the other thread's stops the program.
+            otherDone.wait()
+            withExtendedLifetime(combined) {}
+        }
+        let said = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(said.contains("Constant<Int>(combining:) belongs to the Dispatcher at"))
+        #expect(said.contains("but its source 1, Variable<Int>, changed in a dispatch of the Dispatcher at"))
+        #expect(said.contains("Dispatcher.withCurrent(thatDispatcher) { Constant(combining: …) }"))
+    }
+
+    /// Issue 40: a transform that sets one of its own sources (even to the value it has)
+    /// recomputed itself forever; it stops at once, naming the value and the source, in
+    /// every build.
+    @Test func aTransformThatSetsItsOwnSourceStopsAtOnceNamingIt() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let left = Variable(1)
+            let right = Variable("a")
+            let combined = Constant(combining: left, right) { number, _ in
+                left.value = number
+                return number
+            }
+            right.value = "b"
+            withExtendedLifetime(combined) {}
+        }
+        let said = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(
+            said.contains("Constant<Int>(combining:) is a cycle: its transform changed its own source 1, Variable<Int>")
+        )
+    }
+    #endif
 
     /// `c[k] = Constant(combining: c[k-1], c[k-2])`, 24 deep: one dispatch recomputes each
     /// combination once, lowest first, so each reads its sources' new values (a walk of

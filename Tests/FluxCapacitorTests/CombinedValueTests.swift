@@ -437,17 +437,15 @@ struct CombinedValueTests {
         #expect(seen.value == [3, 2])
     }
 
-    @Test func storesOfTwoDispatchersEachChangeItOncePerReduce() {
-        let first = Dispatcher()
-        let second = Dispatcher()
-        let firstStore = Dispatcher.withCurrent(first) { PairStore.instantiate() }
-        let secondStore = Dispatcher.withCurrent(second) { PairStore.instantiate() }
-        let combined = Constant(combining: firstStore.left, firstStore.right, secondStore.left, secondStore.right) {
-            [$0, $1, $2, $3]
+    @Test func storesOfOneDispatcherEachChangeItOncePerReduce() {
+        let dispatcher = Dispatcher()
+        Dispatcher.withCurrent(dispatcher) {
+            let store = PairStore.instantiate()
+            let combined = Constant(combining: store.left, store.right, store.left) { [$0, $1, $2] }
+            let recorder = ValueRecorder(combined, ignoreFirst: true)
+            PairAction().invoke(.setBoth(1, 2))
+            PairAction().invoke(.setBoth(3, 4))
+            #expect(recorder.values == [[1, 2, 1], [3, 4, 3]])
         }
-        let recorder = ValueRecorder(combined, ignoreFirst: true)
-        Dispatcher.withCurrent(first) { PairAction().invoke(.setBoth(1, 2)) }
-        Dispatcher.withCurrent(second) { PairAction().invoke(.setBoth(3, 4)) }
-        #expect(recorder.values == [[1, 2, 0, 0], [1, 2, 3, 4]])
     }
 }

@@ -97,9 +97,12 @@ struct ScopeCarryingTests {
                 Dispatcher.withCurrent(delivering) { variable.value = 1 }
             } else {
                 inRound.wait()
-                // A round runs on the other thread: this set hands the value over to it
-                // and returns.
-                Dispatcher.withCurrent(setting) { variable.value = 2 }
+                // A round runs on the other thread: this set, inside a dispatch of
+                // `setting` (as in a reduce), does not wait for it: it hands the value
+                // over and returns.
+                Dispatcher.withCurrent(setting) {
+                    setting.withMutex { variable.value = 2 }
+                }
                 handedOver.signal()
             }
         }

@@ -48,7 +48,7 @@ struct ValueCoreStateMachineTests {
 
         /// What `ObserverCore.roundLocked()` does before each event: a lone first delivery
         /// in the word goes on as an ordinary one.
-        private func roundLocked() -> ValueCoreStateMachine.Round {
+        func roundLocked() -> ValueCoreStateMachine.Round {
             if let lone {
                 machine.loneFirstDeliveryBecameOrdinary(UInt(bitPattern: ObjectIdentifier(lone)))
                 self.lone = nil
@@ -134,16 +134,16 @@ struct ValueCoreStateMachineTests {
 
         /// Runs `nextStep` until the round ends, counting the values it delivers; returns
         /// that count and what the end lets go of.
-        func finishRound() -> (delivered: [Int?], left: [ObserverDust]) {
+        func finishRound() -> (delivered: [Int?], left: [ObserverDust], wakes: Bool) {
             var delivered: [Int?] = []
             while true {
                 machine._checkInvariants()
                 switch nextStep() {
                 case .deliver(let value, _): delivered.append(value.value as? Int)
-                case .ended(let left):
+                case .ended(let left, let wakes):
                     machine._checkInvariants()
                     #expect(!isHandedOver)
-                    return (delivered, left)
+                    return (delivered, left, wakes)
                 }
             }
         }
@@ -186,8 +186,23 @@ struct ValueCoreStateMachineTests {
         let fixture = Fixture()
         fixture.startRound()
         let end = fixture.finishRound()
-        #expect(end.delivered.isEmpty && end.left.isEmpty)
+        #expect(end.delivered.isEmpty && end.left.isEmpty && !end.wakes)
         #expect(fixture.round == .idle)
+    }
+
+    @Test func aChangeThatWaitsForTheRoundIsWokenWhenItEndsAndHandsNothingOver() {
+        let fixture = Fixture()
+        fixture.startRound()
+        _ = fixture.roundLocked()  // the core flags the round word before the machine hears
+        fixture.machine.changeWaits()
+        fixture.machine.changeWaits()
+        #expect(fixture.isHandedOver)
+        let end = fixture.finishRound()
+        #expect(end.delivered.isEmpty && end.wakes)
+        #expect(fixture.round == .idle)
+        // The next round starts undisturbed: nobody waits for it.
+        fixture.startRound()
+        #expect(!fixture.finishRound().wakes)
     }
 
     // MARK: observe

@@ -174,6 +174,34 @@ static inline bool cflux_mutex_is_held_by_current_thread(cflux_mutex *_Nonnull m
 /// Lets another thread run: what a thread waiting its turn does between two looks.
 void cflux_yield(void);
 
+// MARK: Waiting for a round
+
+/// A thread whose change waits for another thread's round of a value to end parks here, on
+/// the slot of the value's core (64 slots, shared by address); the drainer that ends the
+/// round unparks every thread parked on that slot. Each slot counts its unparks: a thread
+/// reads the count (`cflux_park_count`) holding the core's lock, after it recorded in the
+/// core that it waits, and parks only while the count is still that, so an unpark that
+/// comes between its unlock and its park is not missed.
+
+/// The unpark count of `core`'s slot.
+uint64_t cflux_park_count(const void *_Nonnull core);
+
+/// Sleeps until `core`'s slot has been unparked since its count was `count`.
+void cflux_park(const void *_Nonnull core, uint64_t count);
+
+/// Wakes every thread parked on `core`'s slot.
+void cflux_unpark_all(const void *_Nonnull core);
+
+/// Records that `waiter` (a thread) is about to park until a round that `drainer` (a
+/// thread) delivers ends, unless `drainer` waits, directly or through others, for a round
+/// that `waiter` delivers: then it records nothing and returns false, and `waiter` must
+/// not park (each would wait for the other). Also false if too many threads wait at once
+/// to keep track (256): not parking is always safe.
+bool cflux_waits_add(uintptr_t waiter, uintptr_t drainer);
+
+/// Records that `waiter` no longer waits.
+void cflux_waits_remove(uintptr_t waiter);
+
 // MARK: The calling thread's dispatches
 
 /// What the library keeps per thread, for decisions a thread makes about itself: how many
@@ -286,6 +314,16 @@ uint8_t cflux_held_lock_rank(int index);
 
 /// Records that the calling thread let go of `lock` (the last time it took it).
 void cflux_held_locks_remove(uintptr_t lock);
+
+/// For a dispatcher's mutex `lock` (rank `dispatcher_rank`) that the calling thread takes:
+/// records, for each dispatcher's mutex it holds, that that one was held when `lock` was
+/// taken, and returns the first one that was ever taken while `lock` was held (the two
+/// nested both ways: two threads doing both at once deadlock), or 0.
+uintptr_t cflux_dispatcher_order_check(uintptr_t lock, uint8_t dispatcher_rank);
+
+/// Forgets what `cflux_dispatcher_order_check` recorded of `lock` (a dispatcher that goes,
+/// whose address another may have next).
+void cflux_dispatcher_order_forget(uintptr_t lock);
 
 // MARK: The store registry's words
 

@@ -5,9 +5,12 @@
 /// It belongs to the dispatcher that was current where it was made, and every
 /// recomputation holds that dispatcher's mutex, as a dispatch does: so no reduce of it is
 /// halfway while the sources are read. A trigger inside a dispatch of it asks for one
-/// recomputation after the reduce; inside a dispatch of the current dispatcher, that one
-/// asks (and the recomputation holds both); anywhere else the recomputation is a dispatch
-/// of its own (`Dispatcher.asPartOfADispatch(_:)`).
+/// recomputation after the reduce; a trigger outside any dispatch recomputes as a dispatch
+/// of its own (`Dispatcher.asPartOfADispatch(_:)`). A trigger inside a dispatch of another
+/// dispatcher is refused (`changedInAnotherDispatchersDispatch`): recomputing there would
+/// take this dispatcher inside the other's (a deadlock with a dispatch going the other
+/// way), and would read the other dispatcher's sources without holding it (a halfway
+/// reduce). So a combined value's sources change in its own dispatcher, or outside any.
 ///
 /// A source's observation is only a trigger: a recomputation reads every source as it is
 /// now, and sets the derived core when the sum of their versions (which only grow) moved.
@@ -28,9 +31,12 @@ final class Combination: @unchecked Sendable {
     let level: Int
     /// Reads every source and, if the sum of their versions moved from the one given (and
     /// updated), sets the given derived core (specialized in the caller: `combining`).
-    private let update: @Sendable (inout UInt64, ObserverCore) -> Void
+    private let update: @Sendable (inout UInt64, ObserverCore, Combination) -> Void
     /// The derived core, held weakly.
     private let derived: StoreWord
+    /// How a failure names this value and its sources: `Constant<Int>(combining:
+    /// Variable<Int>, Variable<String>)`'s parts.
+    private let names: (value: String, sources: [String])
     /// What the recomputations change, guarded by `dispatcher`'s mutex.
     // Unchecked: the dispatcher's mutex serializes every access; the runtime's check cost a
     // dispatch changing two sources a tenth more (`Benchmarks/instructions --filter combining`).
@@ -46,14 +52,24 @@ final class Combination: @unchecked Sendable {
         var isPending = false
     }
 
+    /// Whether its transform is running: a source that changes then was set by the
+    /// transform, a cycle. Guarded by `dispatcher`'s mutex (apart from `state`, which a
+    /// recomputation has in an `inout` access while the transform runs).
+    // Unchecked: as `state`.
+    @exclusivity(unchecked)
+    private var isTransforming = false
+
     @usableFromInline
     init(
         dispatcher: Dispatcher, sources: [ObserverCore], versionSum: UInt64, derived: ObserverCore,
-        update: @escaping @Sendable (_ lastVersionSum: inout UInt64, _ derived: ObserverCore) -> Void
+        names: (value: String, sources: [String]),
+        update:
+            @escaping @Sendable (_ lastVersionSum: inout UInt64, _ derived: ObserverCore, _ itself: Combination) -> Void
     ) {
         self.dispatcher = dispatcher
         self.update = update
         self.derived = StoreWord(registering: derived)
+        self.names = names
         state = State(lastVersionSum: versionSum)
         level = 1 + (sources.map(Self.level(of:)).max() ?? 0)
     }
@@ -77,10 +93,33 @@ final class Combination: @unchecked Sendable {
         return 0
     }
 
-    /// A source changed: recompute after the current reduce if this thread is dispatching
-    /// (the dispatcher, or the current one), else now, as a dispatch of its own.
+    /// The source at `index` changed: recompute after the current reduce if this thread is
+    /// dispatching the dispatcher, or now, as a dispatch of its own, if it is dispatching
+    /// none. Inside a dispatch of another dispatcher, or from the transform itself, it stops
+    /// the program with a message that says why and names the fix.
     @usableFromInline
-    func sourceChanged() {
+    func sourceChanged(_ index: Int) {
+        if dispatcher.mutex.isHeldByCurrentThread {
+            if _slowPath(isTransforming) {
+                changedByItsOwnTransform(index)
+            }
+            if !state.isPending {
+                state.isPending = true
+                dispatcher.recomputeAfterThisReduceLocked(self)
+            }
+            return
+        }
+        if _slowPath(Dispatcher.isDispatchingOnThisThread) {
+            changedInAnotherDispatchersDispatch(index)
+        }
+        recompute()
+    }
+
+    /// A source changed between the first read and the observations (`combining`):
+    /// recomputes as a trigger would, after the current reduce if this thread dispatches
+    /// the dispatcher, else now.
+    @usableFromInline
+    func sourcesMovedWhileItWasMade() {
         if dispatcher.mutex.isHeldByCurrentThread {
             if !state.isPending {
                 state.isPending = true
@@ -88,12 +127,27 @@ final class Combination: @unchecked Sendable {
             }
             return
         }
-        let current = Dispatcher.current
-        if current !== dispatcher && current.mutex.isHeldByCurrentThread {
-            current.recomputeAfterThisReduceLocked(self)
-            return
-        }
         recompute()
+    }
+
+    private func changedByItsOwnTransform(_ index: Int) -> Never {
+        preconditionFailure(
+            "\(names.value)(combining:) is a cycle: its transform changed its own source \(index + 1), "
+                + "\(names.sources[index]), so it would be recomputed again and again. A transform "
+                + "computes a value from its sources; change sources in reduce(with:), or observe the "
+                + "combined value and dispatch from that observer.")
+    }
+
+    private func changedInAnotherDispatchersDispatch(_ index: Int) -> Never {
+        preconditionFailure(
+            "\(names.value)(combining:) belongs to \(dispatcher.nameForMessages) (the one current "
+                + "where it was made), but its source \(index + 1), \(names.sources[index]), changed in a "
+                + "dispatch of \(Dispatcher.current.nameForMessages). Recomputing it there would take its "
+                + "dispatcher inside the other's (a deadlock when a dispatch goes the other way) and "
+                + "read the other dispatcher's stores without waiting for their reduce (a halfway "
+                + "value). Make the combined value in the dispatcher whose dispatches change its "
+                + "sources (`Dispatcher.withCurrent(thatDispatcher) { Constant(combining: …) }`), "
+                + "or keep the stores it combines in one dispatcher.")
     }
 
     /// `source`'s value; adds its version to `versionSum`.
@@ -125,8 +179,22 @@ final class Combination: @unchecked Sendable {
         // The derived core retained for the recomputation, if it is still alive.
         guard let derived = derived.liveStore() else { return }
         dispatcher.asPartOfADispatch {
-            update(&state.lastVersionSum, unsafeDowncast(derived, to: ObserverCore.self))
+            update(&state.lastVersionSum, unsafeDowncast(derived, to: ObserverCore.self), self)
         }
+    }
+
+    /// Runs a transform: a change of a source meanwhile is a cycle. Call holding the
+    /// dispatcher's mutex (`update` runs inside `recompute()`).
+    @inlinable
+    func transforming<Result>(_ transform: () -> Result) -> Result {
+        setTransforming(true)
+        defer { setTransforming(false) }
+        return transform()
+    }
+
+    @usableFromInline
+    func setTransforming(_ isTransforming: Bool) {
+        self.isTransforming = isTransforming
     }
 }
 
@@ -152,31 +220,57 @@ extension ValueCore {
         var versions: [UInt64] = []
         let first = dispatcher.withMutex { (repeat Combination.read(each sources, &versions)) }
         let derived = ValueCore(transform(repeat each first), isDerived: true)
+        var sourceNames: [String] = []
+        for source in repeat each sources {
+            sourceNames.append(source.nameForMessages)
+        }
         let combination = Combination(
-            dispatcher: dispatcher, sources: sourceCores, versionSum: versions.reduce(0, &+), derived: derived
-        ) { lastVersionSum, derived in
+            dispatcher: dispatcher, sources: sourceCores, versionSum: versions.reduce(0, &+), derived: derived,
+            names: ("Constant<\(Element.self)>", sourceNames)
+        ) { lastVersionSum, derived, combination in
             // Every source's value, and the sum of their versions. No tuple of snapshots: a
             // tuple of a pack is made at run time, at each read.
             var versionSum: UInt64 = 0
             let values = (repeat Combination.read(each cores, &versionSum))
             if versionSum != lastVersionSum {
                 lastVersionSum = versionSum
+                let value = combination.transforming { transform(repeat each values) }
                 // The core this closure is made for (see `Combination.derived`).
-                unsafeDowncast(derived, to: ValueCore<Element>.self).set(transform(repeat each values))
+                unsafeDowncast(derived, to: ValueCore<Element>.self).set(value)
             }
         }
         var observations: [Dust] = []
         for source in repeat each sources {
-            // A change since the first read is delivered at once, and triggers a read.
-            observations.append(source.observeForCombination(after: versions[observations.count], combination))
+            observations.append(source.observeForCombination(combination, index: observations.count))
+        }
+        // A change since the first read (by the first transform, say) is a trigger too: the
+        // sources are observed from now on, so nothing is missed, and a change seen both
+        // ways is read once (its version is read once).
+        var index = 0
+        var moved = false
+        for source in repeat each sources {
+            moved = moved || source.snapshot().version != versions[index]
+            index += 1
+        }
+        if moved {
+            combination.sourcesMovedWhileItWasMade()
         }
         derived.hold(upstream: Dust.cleaningAll(observations), source: combination)
         return derived
     }
 
-    /// Observes the changes after `version` for `combination`: each one triggers a read.
+    /// Observes the changes for `combination`, whose source `index` this is: each one
+    /// triggers a read. (No first value: a change while the value is made is found by
+    /// `combining`'s second look at the versions, which runs no observer inside another's
+    /// first value, so a transform that changes its own source is always heard inside it.)
     @usableFromInline
-    func observeForCombination(after version: UInt64, _ combination: Combination) -> Dust {
-        observe(on: .current, after: version) { _ in combination.sourceChanged() }
+    func observeForCombination(_ combination: Combination, index: Int) -> Dust {
+        observeChanges(on: .current) { _ in combination.sourceChanged(index) }
+    }
+
+    /// How a failure names this value: `Variable<Int>`, or `Constant<Int>` for a derived one.
+    @usableFromInline
+    var nameForMessages: String {
+        "\(isKeptAliveByObservers ? "Constant" : "Variable")<\(Element.self)>"
     }
 }

@@ -26,6 +26,11 @@ final class Lock: ManagedBuffer<LockRank, cflux_mutex>, MutexHolding {
     }
 
     deinit {
+        #if FLUXCAPACITOR_INTERNAL_CHECKS
+        if rank == .dispatcher {
+            cflux_dispatcher_order_forget(UInt(bitPattern: mutex))
+        }
+        #endif
         cflux_mutex_deinit(mutex)
     }
 
@@ -121,6 +126,18 @@ enum LockRank: UInt8, Sendable {
     static func willTake(_ lock: some MutexHolding) {
         let rank = lock.rank
         let address = UInt(bitPattern: lock.mutex)
+        if rank == .dispatcher {
+            let other = cflux_dispatcher_order_check(address, rank.rawValue)
+            if other != 0 {
+                preconditionFailure(
+                    "FluxCapacitor internal inconsistency (lock order): two dispatchers nest both ways: the "
+                        + "dispatcher with mutex \(String(address, radix: 16)) is taken while holding the one "
+                        + "with mutex \(String(other, radix: 16)), which was taken while holding it before. "
+                        + "Two threads doing both at once wait for each other: keep dispatches (and combined "
+                        + "values) between two dispatchers one way. See \"Lock order\" in "
+                        + "Sources/FluxCapacitor/Internal/README.md.")
+            }
+        }
         let conflict = cflux_held_locks_push(address, rank.rawValue, rank == .dispatcher)
         guard conflict >= 0 else { return }
         let held = LockRank(rawValue: cflux_held_lock_rank(conflict)).map(\.name) ?? "an unknown lock"

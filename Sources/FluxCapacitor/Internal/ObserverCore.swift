@@ -130,24 +130,32 @@ class ObserverCore: @unchecked Sendable {
     // MARK: Waiting for another thread's round
 
     /// How many times a thread looks at the round word, yielding the processor every eighth
-    /// time, before it stops waiting for another thread's round and hands its value over.
+    /// time, before it parks until the round ends (or, where it must not wait, hands its
+    /// value over).
     @usableFromInline
-    static let looksBeforeHandingOver = 64
+    static let looksBeforeParking = 64
 
     /// With the lock held, for a change on this thread: waits its turn while another thread
-    /// delivers a round (for `looksBeforeHandingOver` looks at most), and returns the round
-    /// as `roundLocked()` does, which stays so while the lock is held.
+    /// delivers a round, and returns the round as `roundLocked()` does, which stays so while
+    /// the lock is held.
     ///
     /// So a change made while another thread delivers one waits and delivers its own value,
-    /// as behind a plain lock, instead of queueing it for the other thread
-    /// (4 threads setting one value, on two cores: 283 ns per set handing over, issue 34's
-    /// figure; 15–16 ns waiting, `Benchmarks/contention`). The wait is
-    /// bounded: a round that goes on (a slow observer, or one waiting for this thread) gets
-    /// the value handed over, so that no thread waits for observers for long and two
-    /// threads whose observers set each other's values never deadlock. A change on the
-    /// drainer's own thread (from an observer) never waits: it is handed over, and
-    /// delivered after the current value. A first value being delivered is no round: it is
-    /// not waited for.
+    /// as behind a plain lock: it looks at the round word a few times (a round usually ends
+    /// within them: 4 threads setting one value, 15–16 ns a set, `Benchmarks/contention`),
+    /// then parks until the round ends, using no processor meanwhile. Setters that keep
+    /// setting behind a slow observer are slowed down to its pace, and no value waits for
+    /// another thread to deliver it: memory stays flat, and each set returns once its own
+    /// value reached the `.current` observers.
+    ///
+    /// A change hands its value over to the running round instead of waiting (the round's
+    /// drainer delivers it after the current value) when waiting could deadlock:
+    /// - on the drainer's own thread (a set from an observer): it would wait for itself;
+    /// - on a thread that holds a dispatcher's mutex (a reduce, a `.current` observer of a
+    ///   dispatch): the round's observers may dispatch to it;
+    /// - when the drainer waits, directly or through other threads, for a round this thread
+    ///   delivers (two threads whose observers set each other's values): `cflux_waits_add`
+    ///   finds the cycle, and the last to come hands over.
+    /// A first value being delivered is no round: it is not waited for.
     @inlinable
     final func waitForTurnLocked() -> ValueCoreStateMachine.Round {
         assert(lock.isHeldByCurrentThread)
@@ -166,23 +174,44 @@ class ObserverCore: @unchecked Sendable {
         return roundLockedSlowPath()
     }
 
-    /// `waitForTurnLocked()`'s wait: with the lock held on entry and on return.
+    /// `waitForTurnLocked()`'s wait: with the lock held on entry and on return. Returns
+    /// with no round of another thread running, or, where this thread must not wait (see
+    /// `waitForTurnLocked()`), with one running, for the change to hand its value over.
     private final func waitForOtherRoundLocked() {
         let thread = ThreadID.current
         var looks = 0
-        while looks < Self.looksBeforeHandingOver {
+        while looks < Self.looksBeforeParking {
             lock.unlock()
             repeat {
                 looks += 1
                 if looks & 7 == 0 {
                     cflux_yield()
                 }
-            } while Self.isRound(lock.loadRound(), of: thread) == false && looks < Self.looksBeforeHandingOver
+            } while Self.isRound(lock.loadRound(), of: thread) == false && looks < Self.looksBeforeParking
             lock.lock()
             if Self.isRound(lock.loadRound(), of: thread) != false {
                 return
             }
         }
+        guard !Dispatcher.isDispatchingOnThisThread else { return }
+        let core = Unmanaged.passUnretained(self).toOpaque()
+        while true {
+            let drainer = roundLockedSlowPath().drainer
+            guard drainer != 0, drainer != thread else { return }
+            guard cflux_waits_add(thread, drainer) else { return }
+            machine.changeWaits()
+            let count = cflux_park_count(core)
+            _checkInvariants()
+            lock.unlock()
+            cflux_park(core, count)
+            cflux_waits_remove(thread)
+            lock.lock()
+        }
+    }
+
+    /// How many changes on other threads wait for the running round to end (for tests).
+    final var waitingChanges: Int {
+        lock.withLock { machine.waitingChanges }
     }
 
     /// Whether `word` is a round of `thread` (true), of another thread (false), or no round

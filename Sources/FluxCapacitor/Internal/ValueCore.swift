@@ -647,10 +647,13 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
             lock.unlock()
             Dispatcher.withScope(next.scope) { deliverRound(Self.element(of: next), to: delivery) }
             return true
-        case .ended(let left):
+        case .ended(let left, let wakeWaitingChanges):
             lock.storeRound(0)
             _checkInvariants()
             lock.unlock()
+            if wakeWaitingChanges {
+                cflux_unpark_all(Unmanaged.passUnretained(self).toOpaque())
+            }
             // Let go of outside the lock: a handler's captures may run user deinit code.
             for observer in left {
                 observer.releaseHandler()

@@ -95,6 +95,9 @@ struct ValueCoreStateMachine {
         /// Observers that left during the round (out of the slab, or before joining), to
         /// let go of when the round ends.
         var left: [ObserverDust] = []
+        /// Changes on other threads that wait for the round to end (parked, see
+        /// `ObserverCore.waitForTurnLocked()`): the drainer wakes them when it ends.
+        var waitingChanges = 0
 
         init() {}
     }
@@ -192,6 +195,21 @@ struct ValueCoreStateMachine {
     @usableFromInline
     mutating func handOver<Value>(_ value: Value) {
         work().waiting.append(.value((value, Dispatcher.scopeToCarry)))
+    }
+
+    /// How many changes wait for the running round to end (for tests).
+    var waitingChanges: Int {
+        if case .handedOver(let work) = state {
+            return work.waitingChanges
+        }
+        return 0
+    }
+
+    /// A change on another thread will wait for the running round to end (parked): the
+    /// round's drainer ends it under the lock and wakes it (``nextStep()``'s
+    /// `.ended(left:wakeWaitingChanges:)`). Call only while a round runs.
+    mutating func changeWaits() {
+        work().waitingChanges += 1
     }
 
     /// The running round's work, made at the first hand-over.
@@ -352,8 +370,9 @@ struct ValueCoreStateMachine {
     enum NextStepAction {
         /// Deliver this handed-over value to this delivery, in its scope.
         case deliver(WaitingValue, to: Delivery)
-        /// The round ended: let go of these, after unlocking.
-        case ended(left: [ObserverDust])
+        /// The round ended: let go of these, after unlocking, and wake the changes that
+        /// wait for it if `wakeWaitingChanges`.
+        case ended(left: [ObserverDust], wakeWaitingChanges: Bool)
     }
 
     /// The drainer finished delivering a value: applies what was handed over, in order,
@@ -362,7 +381,7 @@ struct ValueCoreStateMachine {
     @usableFromInline
     mutating func nextStep() -> NextStepAction {
         guard case .handedOver(let work) = state else {
-            return .ended(left: [])
+            return .ended(left: [], wakeWaitingChanges: false)
         }
         for observer in work.leaves {
             if case .leaving(let slot) = observer.place {
@@ -392,7 +411,7 @@ struct ValueCoreStateMachine {
         if observers.isSparse {
             compact()
         }
-        return .ended(left: work.left)
+        return .ended(left: work.left, wakeWaitingChanges: work.waitingChanges > 0)
     }
 
     // MARK: Events: first deliveries
