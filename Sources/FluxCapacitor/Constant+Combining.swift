@@ -51,9 +51,12 @@ extension PrimitiveValue where Trait == ImmutableTrait {
     /// holds that dispatcher, as a dispatch does. So a change outside any dispatch waits
     /// for a dispatch of that dispatcher running on another thread to end before it reads
     /// the sources, as `invoke` would: do not make a `reduce` or a `.current` observer wait
-    /// for a thread that sets a source. A combined value whose sources change in dispatches
-    /// of another dispatcher takes its own dispatcher inside them: keep such combinations
-    /// one way between two dispatchers. See <doc:ThreadingAndReentrancy>.
+    /// for a thread that sets a source. A source that changes in a dispatch of another
+    /// dispatcher stops the program, naming both dispatchers (recomputing there could
+    /// deadlock, and read the other dispatcher's stores halfway through a reduce): make the
+    /// combined value in the dispatcher whose dispatches change its sources. A transform
+    /// that changes one of its own sources stops the program too (a cycle). See
+    /// <doc:ThreadingAndReentrancy>.
     ///
     /// - Parameters:
     ///   - sources: The values to follow.

@@ -21,7 +21,8 @@ public import CFluxCapacitorShims
 ///   has run. (An observer still being added on another thread, whose `observe` call is
 ///   still delivering its first value, gets the change from that thread right after it.
 ///   A value the reduce sets while another thread, outside any dispatch, is delivering a
-///   change of it may be handed to that thread: see <doc:ThreadingAndReentrancy>.)
+///   change of it is handed to that thread, not waited for: see
+///   <doc:ThreadingAndReentrancy>.)
 /// - **Ordered and reentrant.** A dispatch made while one is running on the same thread
 ///   (from `reduce(with:)`, from an observer or from a dispatch-log subscriber) is queued,
 ///   and runs after the current one and before the outermost `invoke` returns. Chains of

@@ -13,8 +13,8 @@ public import Dispatch
 public enum ExecuteQueue: Sendable {
     /// On the thread that sets the value, before the setter (or the dispatch that set it)
     /// returns; for a value handed over to another thread that was delivering a change of
-    /// it, on that thread, after the change it was delivering (see
-    /// <doc:ThreadingAndReentrancy>).
+    /// it (a set made inside a dispatch, say, which does not wait for that thread), on
+    /// that thread, after the change it was delivering (see <doc:ThreadingAndReentrancy>).
     case current
 
     /// On the main thread: at once when the value is delivered on the main thread (the

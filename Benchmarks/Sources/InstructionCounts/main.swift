@@ -67,6 +67,8 @@ let loopLengths: [String: (short: Int, long: Int)] = [
     "rowChange1000": (10_000, 60_000),
     "rowChange10000": (10_000, 60_000),
     "rowChangeInPlace10000": (10_000, 60_000),
+    "combiningFanOut2000": (2, 7),
+    "combiningFanOut20000": (1, 3),
 ]
 
 enum Budget {
@@ -108,6 +110,8 @@ let budgets: [String: [Budget]] = [
     // Swift inlines no accessor whose value an optional chain reads: the row below it.)
     "rowChange1000": [.timesWorkload("dispatch", 2)],
     "rowChange10000": [.timesWorkload("dispatch", 2), .timesWorkload("rowChange1000", 1.2)],
+    // Issue 40: recomputations linear in the number of combined values a dispatch changes.
+    "combiningFanOut20000": [.timesWorkload("combiningFanOut2000", 1.2)],
 ]
 
 // MARK: Options

@@ -250,6 +250,22 @@ public enum Catalog {
             fluxCapacitor: { FluxRowChange(rows: 10_000, inPlace: true) },
             baseline: { BaselineRowChange(rows: 10_000) }),
         Workload(
+            id: "combiningFanOut2000", title: "dispatch recomputing 2,000 combined values, 1 observer each",
+            operation: "combined value",
+            iterationsPerSample: 1, operationsPerIteration: 2_000,
+            contenders: [.fluxCapacitor, .baseline],
+            target: "(issue 40: linear in the number of combined values: 20,000 within 1.2× of 2,000 per value)",
+            fluxCapacitor: { FluxCombinedFanOut(count: 2_000) },
+            baseline: { BaselineCombinedFanOut(count: 2_000) }),
+        Workload(
+            id: "combiningFanOut20000", title: "dispatch recomputing 20,000 combined values, 1 observer each",
+            operation: "combined value",
+            iterationsPerSample: 1, operationsPerIteration: 20_000,
+            contenders: [.fluxCapacitor, .baseline],
+            target: "(issue 40: linear in the number of combined values: 20,000 within 1.2× of 2,000 per value)",
+            fluxCapacitor: { FluxCombinedFanOut(count: 20_000) },
+            baseline: { BaselineCombinedFanOut(count: 20_000) }),
+        Workload(
             id: "handOverSet", title: "Variable set from its own observer: the hand-over, 1 observer",
             operation: "outer set",
             iterationsPerSample: 1_000, operationsPerIteration: 1,
