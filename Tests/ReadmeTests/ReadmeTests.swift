@@ -84,7 +84,17 @@ struct ReadmeTests {
             await tester.receive(.addRepositories([GitHub.Repository(name: "swift-log")]))
         }
 
-        #expect(failures.all.count == 2)
+        // Two receives swapped.
+        do {
+            let tester = DispatchTester(of: Dispatcher.Repository.self, reportingTo: reporter)
+            await RepositoryAction(session: StubSession(found: [fluxCapacitor])).fetchRepositories(ofUser: "marty")
+            await tester.receive(.addRepositories([fluxCapacitor]))
+            await tester.receive(.isRepositoryFetching(true))
+            await tester.receive(.isRepositoryFetching(false))
+        }
+
+        #expect(failures.all.count == 3)
+        #expect(failures.all.last?.hasPrefix("Received dispatches out of order") == true)
         for failure in failures.all {
             #expect(article.contains("```text\n\(failure)\n```"), "Testing.md does not show:\n\(failure)")
         }
