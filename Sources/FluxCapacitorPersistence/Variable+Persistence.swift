@@ -68,7 +68,10 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
     /// ```
     ///
     /// With no default storage when it is made, it is an ordinary variable, and says so on
-    /// standard error (once per slot).
+    /// standard error (once per slot), naming the fix for a test
+    /// (``Persistence/withDefaultStorage(_:operation:)`` with an ``InMemoryStorage``) and,
+    /// unless a test run with FluxCapacitorTesting's `.isolatedDispatcher` trait made it,
+    /// the one for an app (``Persistence/setDefaultStorage(_:)``).
     ///
     /// - Parameters:
     ///   - defaultValue: The value when the slot is empty or unusable.
