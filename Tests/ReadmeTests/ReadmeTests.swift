@@ -13,6 +13,13 @@ struct ReadmeTests {
         #expect(store.count.value == 1)
     }
 
+    /// What a sample prints goes to `SampleOutput`, not the test log, and is what its
+    /// comments say.
+    @Test(.isolatedDispatcher) func theValueSamplesPrintWhatTheirCommentsSay() {
+        #expect(SampleOutput.lines(printedBy: printsZeroThenTen) == ["0", "0", "10", "10", "10"])
+        #expect(SampleOutput.lines(printedBy: countOnce) == ["0", "1"], "the landing page: 0, then 1")
+    }
+
     @Test(.isolatedDispatcher) func theArticlesDerivedValuesFollowTheStore() {
         let store = RepositoryStore.instantiate()
         let (counter, isFetching) = derive(from: store)
