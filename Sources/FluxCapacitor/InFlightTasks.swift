@@ -38,7 +38,7 @@
 /// may carry values. The table hashes and compares ids only inside the calls made to it,
 /// on the caller's thread, never on the threads where tasks end: so an id type of an
 /// Xcode 26 app target, whose `Hashable` conformance belongs to the main actor, works as
-/// it is, used from the main actor (see <doc:Xcode26AppTargets>). `InFlightTasks` is
+/// it is, used from the main actor (see <doc:/FluxCapacitorPersistence/Xcode26AppTargets>). `InFlightTasks` is
 /// `Sendable` when its id type is. `AnyHashable` is not `Sendable` in Swift 6, so a port
 /// of the Composable Architecture's `AnyHashable` cancellation ids uses an enum of cases:
 /// see <doc:ComingFromTheComposableArchitecture#Cancellation-ids>.

@@ -38,6 +38,10 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
     /// background queue, which `flush()` waits for). Writes are atomic: a crash loses at
     /// most the changes since the last write, never the file.
     ///
+    /// `Element`'s `Codable` conformance is used off the thread that changed the value: in
+    /// an Xcode 26 app target, declare the model `nonisolated` (see
+    /// <doc:Xcode26AppTargets>).
+    ///
     /// What goes wrong is reported to the storage (``PersistentStorage/report(_:)``): a slot
     /// that the type cannot decode is set aside (kept, renamed) and the variable starts
     /// from `defaultValue`; a write that fails (a full disk) leaves the value in memory

@@ -238,6 +238,10 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     /// await repositories.receive([fluxCapacitor])
     /// ```
     ///
+    /// The tester compares the changes with `Element`'s `Equatable`, which must work on
+    /// any thread: in an Xcode 26 app target, a model of the app's is `nonisolated` (see
+    /// <doc:/FluxCapacitorPersistence/Xcode26AppTargets>).
+    ///
     /// - Parameters:
     ///   - value: The value to track. Its current value is not recorded, only its changes.
     ///   - name: How failures name it; by default where it was tracked.
