@@ -98,7 +98,8 @@ public final class InFlightTasks<ID: Hashable> {
     /// returns first: the `onCancel` of the task it replaces runs, and then its work
     /// begins, on the same thread as soon as the running `onCancel` returns, so that
     /// `onCancel`s that start tasks of one id, which cancel each other, run one after
-    /// another in constant stack, however long the chain.
+    /// another in constant stack, however long the chain. (So an `onCancel` must not wait
+    /// for the work of a task it starts: that work begins after it returns.)
     ///
     /// A cancelled task's dispatches are dropped, so work that turns a flag on and off
     /// again (`isLoading`) would leave it on. `onCancel` puts it right. It runs once when
