@@ -99,7 +99,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MigrationGuideTests",
-            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence"]
+            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence", "TestSupport"]
         ),
         .testTarget(
             name: "ReadmeTests",
@@ -112,6 +112,7 @@ let package = Package(
             name: "DocumentationTests",
             dependencies: [
                 "DocumentationSamples", "FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting",
+                "TestSupport",
             ]
         ),
     ]

@@ -5,17 +5,20 @@
 /// end with it:
 ///
 /// ```swift
-/// final class RepositoryListViewModel: Sendable {
+/// @MainActor
+/// final class RepositoryListViewModel {
 ///     private let dustBuster = DustBuster()
+///     private(set) var names: [String] = []
 ///
 ///     init(store: RepositoryStore = .instantiate()) {
 ///         store.repositories
-///             .observe(on: .main) { [weak self] in self?.show($0) }
+///             .observe(on: .main) { [weak self] repositories in
+///                 // `.main` calls it on the main actor
+///                 MainActor.assumeIsolated {
+///                     self?.names = repositories.map(\.name)
+///                 }
+///             }
 ///             .cleaned(by: dustBuster)
-///     }
-///
-///     func show(_ repositories: [GitHub.Repository]) {
-///         print(repositories.map(\.name))
 ///     }
 /// }
 /// ```

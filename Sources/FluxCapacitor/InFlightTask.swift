@@ -33,12 +33,14 @@
 public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
     // Sendable: `phase` is guarded by this dust's striped mutex (`StripedLocks.mutex(for:
     // self)`), the one that guards whether the dust is cleaned, which is whether the task is
-    // cancelled: the two change in one critical section. The other fields never change.
+    // cancelled: the two change in one critical section. `slot` is guarded by the table's
+    // mutex (`InFlightTable`). The other fields never change.
 
     /// Where the task's work is. (Whether it is cancelled is the dust's cleaned state.)
     private enum Phase {
-        /// Made; its work has not begun.
-        case starting
+        /// Made; its work has not begun. `waiting`: the `finish()`es waiting for it to
+        /// begin (a task started inside an `onCancel` begins once that returns).
+        case starting(waiting: [UnsafeContinuation<Void, Never>])
         /// Its work runs in this Swift task.
         case running(Task<Void, Never>)
         /// A dispatch of its work is being reduced on `thread`, holding the dispatcher; if
@@ -49,23 +51,20 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
         case ended(Task<Void, Never>)
     }
 
-    private var phase = Phase.starting
+    private var phase = Phase.starting(waiting: [])
     /// The dispatcher that was current when the task started: the one its dispatches go to.
     let dispatcher: Dispatcher
     /// What a cancellation of the unfinished work runs, once (see `InFlightTasks.start`).
     private let onCancel: (@Sendable () -> Void)?
-    /// The table the task is in, and its id there, so that it leaves it when it ends.
-    private weak var table: (any InFlightTaskTable)?
-    let id: any Hashable & Sendable
+    /// The table the task is in, so that it leaves it when it ends.
+    private let table: InFlightTable
+    /// Its slot in `table`; guarded by `table.mutex`, set by the start that made it.
+    var slot: InFlightSlot?
 
-    init(
-        dispatcher: Dispatcher, onCancel: (@Sendable () -> Void)?, table: any InFlightTaskTable,
-        id: any Hashable & Sendable
-    ) {
+    init(dispatcher: Dispatcher, onCancel: (@Sendable () -> Void)?, table: InFlightTable) {
         self.dispatcher = dispatcher
         self.onCancel = onCancel
         self.table = table
-        self.id = id
         super.init()
     }
 
@@ -98,13 +97,29 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
     /// await pager.showRepositories(ofUser: "marty")?.finish()
     /// ```
     public func finish() async {
-        let task: Task<Void, Never>? = withPhase {
-            switch $0 {
-            case .starting: nil
-            case .running(let task), .dispatching(let task, _, _), .ended(let task): task
+        while true {
+            let begun: Task<Void, Never>? = withPhase {
+                switch $0 {
+                case .starting: nil
+                case .running(let task), .dispatching(let task, _, _), .ended(let task): task
+                }
+            }
+            if let begun {
+                await begun.value
+                return
+            }
+            // Started inside an `onCancel`: its work begins once that returns (`begin`).
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                let isWaiting: Bool = withPhase { phase in
+                    guard case .starting(let waiting) = phase else { return false }
+                    phase = .starting(waiting: waiting + [continuation])
+                    return true
+                }
+                if !isWaiting {
+                    continuation.resume()
+                }
             }
         }
-        await task?.value
     }
 
     /// Tasks are equal when they are the same task.
@@ -136,15 +151,22 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
     /// this one) has its Swift task cancelled at once, so its work sees it from its first
     /// line.
     func begin(_ operation: @escaping @Sendable (InFlightTask) async -> Void) {
-        let cancelledAlready: Task<Void, Never>? = withPhase { phase in
+        typealias Begun = (cancelledAlready: Task<Void, Never>?, waiting: [UnsafeContinuation<Void, Never>])
+        let (cancelledAlready, waiting) = withPhase { phase -> Begun in
+            guard case .starting(let waiting) = phase else {
+                preconditionFailure("InFlightTask: internal inconsistency: its work began twice")
+            }
             let task = Task {
                 await operation(self)
                 self.end()
             }
             phase = .running(task)
-            return isCleanedLocked ? task : nil
+            return (isCleanedLocked ? task : nil, waiting)
         }
         cancelledAlready?.cancel()
+        for continuation in waiting {
+            continuation.resume()
+        }
     }
 
     /// Whether a dispatch of the work may be reduced now (the task is not cancelled), and
@@ -175,7 +197,9 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
 
     /// The cancellation, after it marked the task cancelled (`Dust.markCleaned()`), with no
     /// lock held: cancels the Swift task, waits for a dispatch of the work being reduced on
-    /// another thread, runs `onCancel` unless the work had returned, and leaves the table.
+    /// another thread, runs `onCancel` unless the work had returned (at once, or, inside
+    /// another `onCancel` on this thread, after it: `CancellationQueue`), and leaves the
+    /// table.
     override func cleanUp(link _: CoreLock?) {
         let phase = withPhase { $0 }
         switch phase {
@@ -191,17 +215,24 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
                 dispatcher.mutex.withLock {}
             }
             if workReturned {
-                table?.forget(self)
+                table.forget(self)
                 return
             }
         case .ended:
-            table?.forget(self)
+            table.forget(self)
             return
         }
+        if onCancel != nil {
+            CancellationQueue.runOnCancel(of: self)
+        }
+        table.forget(self)
+    }
+
+    /// Runs `onCancel` in the task's dispatcher scope (for `CancellationQueue`).
+    func runOnCancel() {
         if let onCancel {
             Dispatcher.withScope(dispatcher, onCancel)
         }
-        table?.forget(self)
     }
 
     /// The work returned: the task leaves its table and its busters, or, while another
@@ -229,7 +260,7 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
     }
 
     private func leaveTableAndBusters() {
-        table?.forget(self)
+        table.forget(self)
         leaveBusters()
     }
 
@@ -238,12 +269,6 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
     override var hasNothingLeftToCleanLocked: Bool {
         if case .ended = phase { true } else { false }
     }
-}
-
-/// What an ``InFlightTask`` tells the table it is in when it ends.
-protocol InFlightTaskTable: AnyObject, Sendable {
-    /// Takes `task` out, if it is still the task of its id.
-    func forget(_ task: InFlightTask)
 }
 
 extension Actionable {

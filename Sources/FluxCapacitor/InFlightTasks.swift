@@ -34,15 +34,21 @@
 /// replaces is cancelled. Dropping the `InFlightTasks` does not cancel its tasks; their
 /// handles do. See <doc:ThreadingAndReentrancy> for when a cancellation waits.
 ///
-/// An id is any `Hashable & Sendable` value: a `String`, or an enum of a feature's ids,
-/// whose cases may carry values. `AnyHashable` is not `Sendable` in Swift 6, so a port of
-/// the Composable Architecture's `AnyHashable` cancellation ids uses an enum of cases:
+/// An id is any `Hashable` value: a `String`, or an enum of a feature's ids, whose cases
+/// may carry values. The table hashes and compares ids only inside the calls made to it,
+/// on the caller's thread, never on the threads where tasks end: so an id type of an
+/// Xcode 26 app target, whose `Hashable` conformance belongs to the main actor, works as
+/// it is, used from the main actor (see <doc:/FluxCapacitorPersistence/Xcode26AppTargets>). `InFlightTasks` is
+/// `Sendable` when its id type is. `AnyHashable` is not `Sendable` in Swift 6, so a port
+/// of the Composable Architecture's `AnyHashable` cancellation ids uses an enum of cases:
 /// see <doc:ComingFromTheComposableArchitecture#Cancellation-ids>.
-public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @unchecked Sendable {
-    // Sendable: `running` is guarded by `mutex` (``LockRank/inFlightTasks``: a task's striped
-    // mutex is taken under it, to mark the task cancelled; nothing calls out with it held).
-    private let mutex = Lock.make(.inFlightTasks)
-    private var running: [ID: InFlightTask] = [:]
+public final class InFlightTasks<ID: Hashable> {
+    // `running` is guarded by `table.mutex` (``LockRank/inFlightTasks``: a task's striped
+    // mutex is taken under it, to mark the task cancelled; nothing calls out with it held
+    // but the ids' `Hashable`). Ids are hashed and compared only here, in the caller's
+    // calls (Internal/InFlightTable.swift says why).
+    private let table = InFlightTable()
+    private var running: [ID: InFlightSlot] = [:]
 
     /// What ``start(_:onCancel:_:)`` does when a task of the same id is running.
     public let policy: Policy
@@ -88,7 +94,12 @@ public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @u
     /// here. With ``Policy/cancelRunning``, the task it replaces is cancelled (its
     /// `onCancel` run) before this returns, and before the new work begins. (If another
     /// thread is cancelling that task at the same moment, that thread runs its `onCancel`,
-    /// which may then come after the new work began.)
+    /// which may then come after the new work began.) Made inside an `onCancel`, a start
+    /// returns first: the `onCancel` of the task it replaces runs, and then its work
+    /// begins, on the same thread as soon as the running `onCancel` returns, so that
+    /// `onCancel`s that start tasks of one id, which cancel each other, run one after
+    /// another in constant stack, however long the chain. (So an `onCancel` must not wait
+    /// for the work of a task it starts: that work begins after it returns.)
     ///
     /// A cancelled task's dispatches are dropped, so work that turns a flag on and off
     /// again (`isLoading`) would leave it on. `onCancel` puts it right. It runs once when
@@ -127,22 +138,42 @@ public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @u
         onCancel: (@Sendable () -> Void)? = nil,
         _ operation: @escaping @Sendable (InFlightTask) async -> Void
     ) -> InFlightTask? {
-        let task = InFlightTask(dispatcher: .current, onCancel: onCancel, table: self, id: id)
-        mutex.lock()
-        let replaced = running[id]
+        let task = InFlightTask(dispatcher: .current, onCancel: onCancel, table: table)
+        table.mutex.lock()
+        let slot = running[id]
+        let replaced = slot?.task
         if let replaced, policy == .ignoreNew, !replaced.isCancelled {
-            mutex.unlock()
+            table.mutex.unlock()
             return nil
         }
         // Marked cancelled in the critical section that takes it out of the table: at no
         // moment are two tasks of `id` uncancelled.
         let cancelling = replaced?.markCleaned()
-        running[id] = task
-        mutex.unlock()
+        var swept: [ID: InFlightSlot] = [:]
+        if let slot {
+            if replaced == nil {
+                table.emptySlots -= 1
+            }
+            slot.task = task
+            task.slot = slot
+        } else {
+            if table.sweepIsDueLocked(count: running.count) {
+                swept = running
+                running = swept.filter { $0.value.task != nil }
+                table.emptySlots = 0
+            }
+            let slot = InFlightSlot(task)
+            running[id] = slot
+            task.slot = slot
+        }
+        table.mutex.unlock()
+        // Let go of after unlocking: the ids' deinits may be user code.
+        withExtendedLifetime((replaced, swept)) {}
         // Outside the lock: the cancellation may wait for a dispatch of the replaced work on
-        // another thread, and runs its `onCancel`; the new work begins after that.
+        // another thread, and runs its `onCancel`; the new work begins after that (inside
+        // an `onCancel`, once the `onCancel`s queued on this thread have run).
         cancelling?.finish()
-        task.begin(operation)
+        CancellationQueue.beginAfterWaitingOnCancels(task, operation)
         return task
     }
 
@@ -156,10 +187,16 @@ public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @u
     ///
     /// - Parameter id: The id whose task to cancel.
     public func cancel(_ id: ID) {
-        mutex.lock()
-        let task = running.removeValue(forKey: id)
+        table.mutex.lock()
+        let slot = running.removeValue(forKey: id)
+        let task = slot?.task
+        if slot != nil, task == nil {
+            table.emptySlots -= 1
+        }
+        slot?.task = nil
         let cancelling = task?.markCleaned()
-        mutex.unlock()
+        table.mutex.unlock()
+        withExtendedLifetime((slot, task)) {}
         cancelling?.finish()
     }
 
@@ -169,10 +206,19 @@ public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @u
     /// fetches.cancelAll()
     /// ```
     public func cancelAll() {
-        mutex.lock()
-        let cancellings = running.values.compactMap { $0.markCleaned() }
+        table.mutex.lock()
+        let slots = running
         running = [:]
-        mutex.unlock()
+        table.emptySlots = 0
+        var cancellings: [Dust.Cleaning] = []
+        for slot in slots.values {
+            if let cancelling = slot.task?.markCleaned() {
+                cancellings.append(cancelling)
+            }
+            slot.task = nil
+        }
+        table.mutex.unlock()
+        withExtendedLifetime(slots) {}
         for cancelling in cancellings {
             cancelling.finish()
         }
@@ -186,15 +232,10 @@ public final class InFlightTasks<ID: Hashable & Sendable>: InFlightTaskTable, @u
     ///
     /// - Parameter id: The id to look at.
     public func isRunning(_ id: ID) -> Bool {
-        mutex.withLock { running[id].map { !$0.isCancelled } ?? false }
-    }
-
-    func forget(_ task: InFlightTask) {
-        guard let id = task.id as? ID else { return }
-        mutex.withLock {
-            if running[id] === task {
-                running[id] = nil
-            }
-        }
+        table.mutex.withLock { running[id]?.task.map { !$0.isCancelled } ?? false }
     }
 }
+
+// Sendable when its ids are: `running` is guarded by `table.mutex`, and the ids it keeps
+// are compared with the ones other threads pass in.
+extension InFlightTasks: @unchecked Sendable where ID: Sendable {}

@@ -3,7 +3,7 @@ extension PrimitiveValue {
     /// `queue`, for as long as `object` lives.
     ///
     /// ```swift
-    /// final class Gauge: @unchecked Sendable {  // `lock` guards `stored`
+    /// nonisolated final class Gauge: @unchecked Sendable {  // `lock` guards `stored`
     ///     private let lock = NSLock()
     ///     private var stored = 0
     ///     var value: Int {
@@ -17,6 +17,8 @@ extension PrimitiveValue {
     /// ```
     ///
     /// For a `@MainActor` object, use ``bind(to:_:)``, which sets it on the main actor.
+    /// (`nonisolated` keeps `Gauge` off the main actor in an Xcode 26 app target, where a
+    /// class is on it unless it says otherwise: see <doc:/FluxCapacitorPersistence/Xcode26AppTargets>.)
     ///
     /// The object is held weakly; the binding ends as
     /// ``observe(on:ignoreFirst:duringScopeOf:changes:)`` does. The returned ``Dust``

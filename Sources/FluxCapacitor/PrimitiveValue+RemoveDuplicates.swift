@@ -12,6 +12,9 @@ extension PrimitiveValue where Element: Equatable {
     /// ```
     ///
     /// It holds this value (not the other way round) and lives as ``map(_:)``'s results do.
+    /// It compares on the thread that sets this value, so `Element`'s `Equatable` works on
+    /// any thread: in an Xcode 26 app target, a type of the app's is `nonisolated` (see
+    /// <doc:/FluxCapacitorPersistence/Xcode26AppTargets>).
     ///
     /// - Returns: The value without repeats.
     public func removeDuplicates() -> Constant<Element> {

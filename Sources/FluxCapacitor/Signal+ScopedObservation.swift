@@ -3,7 +3,7 @@ extension Signal {
     /// object with each value sent, so the closure needs no weak capture.
     ///
     /// ```swift
-    /// final class FavoriteToaster: Sendable {
+    /// nonisolated final class FavoriteToaster: Sendable {
     ///     init(store: FavoriteStore = .instantiate()) {
     ///         store.saved.observe(on: .current, duringScopeOf: self) {
     ///             toaster, repository in
@@ -18,7 +18,9 @@ extension Signal {
     /// ```
     ///
     /// For a `@MainActor` object, use ``observe(duringScopeOf:changes:)``, whose closure runs
-    /// on the main actor.
+    /// on the main actor. (`nonisolated` keeps `FavoriteToaster` off the main actor in an
+    /// Xcode 26 app target, where a class is on it unless it says otherwise: see
+    /// <doc:/FluxCapacitorPersistence/Xcode26AppTargets>.)
     ///
     /// The object is held weakly. Once it is gone, `changes` is not called again, and the
     /// observation is released when the next value is sent. The returned ``Dust`` ends it

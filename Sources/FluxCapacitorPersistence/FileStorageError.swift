@@ -9,10 +9,12 @@ public import Foundation
 ///     if let failure = error.underlyingError as? FileStorageError,
 ///         failure.code == .ENOSPC
 ///     {
-///         showDiskFullAlert()
+///         Task { @MainActor in showDiskFullAlert() }
 ///     }
 /// }
 /// ```
+///
+/// (The handler runs on a background queue: an alert is shown from the main actor.)
 public struct FileStorageError: Error, Sendable, CustomStringConvertible {
     /// What the storage was doing, as a phrase: `"renaming"`, `"reading"`,
     /// `"making the directory"`, ….

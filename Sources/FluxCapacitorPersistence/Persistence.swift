@@ -1,3 +1,4 @@
+import FluxCapacitor
 import Foundation
 
 /// Where the persisted values that name no storage are kept: the default storage, which
@@ -52,7 +53,8 @@ import Foundation
 ///
 /// A value takes its storage when it is made (when its store is first made). One made
 /// while there is no default storage at all is an ordinary variable, and says so, once per
-/// slot, on standard error.
+/// slot, on standard error, with the fix for a test and, unless it knows it runs in one
+/// (FluxCapacitorTesting's `.isolatedDispatcher` trait tells it), the fix for an app.
 public enum Persistence: Sendable {
     /// The storage bound by the innermost ``withDefaultStorage(_:operation:)``.
     @TaskLocal private static var scoped: (any PersistentStorage)?
@@ -143,12 +145,24 @@ public enum Persistence: Sendable {
     static func warnThatNothingStores(_ slot: String) {
         let isFirst = lock.withLock { warnedSlots.insert(slot).inserted }
         guard isFirst else { return }
-        FileHandle.standardError.write(
-            Data(
+        FileHandle.standardError.write(Data((nothingStoresWarning(slot: slot, test: RunningTest.name) + "\n").utf8))
+    }
+
+    /// The warning for a value persisted as `slot` made with no storage: in `test` (as the
+    /// `.isolatedDispatcher` trait of FluxCapacitorTesting makes it known), the fix for a
+    /// test; where no test is known to run, the fixes for an app and for a test.
+    static func nothingStoresWarning(slot: String, test: String?) -> String {
+        let made = "warning: the value persisted as \"\(slot)\" was made with no storage"
+        if let test {
+            return """
+                \(made) in the test “\(test)”, so its changes are not saved. Give the test a storage \
+                of its own: make the store inside Persistence.withDefaultStorage(InMemoryStorage()) { … }.
                 """
-                warning: the value persisted as "\(slot)" was made with no storage, so its changes are \
-                not saved. Set the app's storage at launch, before making stores: \
-                Persistence.setDefaultStorage(FileStorage.applicationSupport(named: "MyApp")).\n
-                """.utf8))
+        }
+        return """
+            \(made), so its changes are not saved. In an app, set the app's storage at launch, \
+            before making stores: Persistence.setDefaultStorage(FileStorage.applicationSupport(named: "MyApp")). \
+            In a test, make the store inside Persistence.withDefaultStorage(InMemoryStorage()) { … }.
+            """
     }
 }

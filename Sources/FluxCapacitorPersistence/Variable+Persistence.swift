@@ -38,6 +38,10 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
     /// background queue, which `flush()` waits for). Writes are atomic: a crash loses at
     /// most the changes since the last write, never the file.
     ///
+    /// `Element`'s `Codable` conformance is used off the thread that changed the value: in
+    /// an Xcode 26 app target, declare the model `nonisolated` (see
+    /// <doc:Xcode26AppTargets>).
+    ///
     /// What goes wrong is reported to the storage (``PersistentStorage/report(_:)``): a slot
     /// that the type cannot decode is set aside (kept, renamed) and the variable starts
     /// from `defaultValue`; a write that fails (a full disk) leaves the value in memory
@@ -73,7 +77,10 @@ extension PrimitiveValue where Trait == MutableTrait, Element: Codable {
     /// ```
     ///
     /// With no default storage when it is made, it is an ordinary variable, and says so on
-    /// standard error (once per slot).
+    /// standard error (once per slot), naming the fix for a test
+    /// (``Persistence/withDefaultStorage(_:operation:)`` with an ``InMemoryStorage``) and,
+    /// unless a test run with FluxCapacitorTesting's `.isolatedDispatcher` trait made it,
+    /// the one for an app (``Persistence/setDefaultStorage(_:)``).
     ///
     /// - Parameters:
     ///   - defaultValue: The value when the slot is empty or unusable.

@@ -31,6 +31,13 @@ public import FluxCapacitor
 /// **The end.** The tester finishes when it goes away (at the end of the test that made
 /// it) or at ``finish(fileID:filePath:line:column:)``, and checks what was dispatched by
 /// then: let the action end first (await it, or receive its last dispatch, as above).
+/// What is left unasserted fails at the call to `finish`, or, when the tester goes away,
+/// at the last `receive` the test made (what was left came after it), or the line that
+/// made the tester if it made none.
+///
+/// **Order.** Two dispatches that come the other way round from how two `receive`s expect
+/// them fail once, as out of order, naming both, at the first of the two `receive`s; the
+/// one that came first is what the next `receive` asserts.
 ///
 /// **Exhaustivity.** With `exhaustivity: .off`, `receive` skips the dispatches before the
 /// one it names, and those left at the end pass; `.off(showSkipped: true)` lists them.
@@ -121,7 +128,9 @@ public final class DispatchTester<State: DispatchState & Equatable> {
 
     deinit {
         if !isFinished {
-            finish(at: settings.origin.location)
+            // At the last `receive` (what is left came after it), or where the tester was
+            // made when the test asserted nothing.
+            finish(at: settings.lastAssertion ?? settings.origin.location)
         }
     }
 
@@ -146,8 +155,12 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     /// Asserts that the next dispatch is `expected`, waiting for it up to `timeout`; with
     /// `exhaustivity: .off`, that `expected` comes, the dispatches before it skipped.
     ///
-    /// A different dispatch fails with a diff and counts as asserted; none in time fails
-    /// naming the awaited state.
+    /// A different dispatch fails with a diff, at this call, and counts as asserted; none in
+    /// time fails naming the awaited state. When the dispatch expected came right after the
+    /// one found (the two `receive`s are swapped), that is one failure, "out of order",
+    /// naming both. So when the dispatch found is the last one recorded so far, the failure
+    /// is reported (at this call's line) by the tester's next `receive`, or when it
+    /// finishes, once it is known which of the two it is.
     ///
     /// - Parameters:
     ///   - expected: The state expected next.
@@ -224,6 +237,10 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     /// await tester.receive(.addRepositories([fluxCapacitor]))
     /// await repositories.receive([fluxCapacitor])
     /// ```
+    ///
+    /// The tester compares the changes with `Element`'s `Equatable`, which must work on
+    /// any thread: in an Xcode 26 app target, a model of the app's is `nonisolated` (see
+    /// <doc:/FluxCapacitorPersistence/Xcode26AppTargets>).
     ///
     /// - Parameters:
     ///   - value: The value to track. Its current value is not recorded, only its changes.

@@ -24,7 +24,8 @@ public struct IsolatedDispatcherTrait: TestTrait, SuiteTrait, TestScoping {
     /// Applies to every test of a suite it is attached to.
     public var isRecursive: Bool { true }
 
-    /// Runs `function` with a new dispatcher as `Dispatcher.current`.
+    /// Runs `function` with a new dispatcher as `Dispatcher.current` (and, for the
+    /// messages of FluxCapacitorPersistence, knowing the test it runs).
     ///
     /// - Parameters:
     ///   - test: The test or suite the trait is attached to.
@@ -36,8 +37,11 @@ public struct IsolatedDispatcherTrait: TestTrait, SuiteTrait, TestScoping {
         testCase: Test.Case?,
         performing function: @concurrent @Sendable () async throws -> Void
     ) async throws {
-        try await Dispatcher.withCurrent(Dispatcher()) {
-            try await function()
+        // The test's name too, for messages that name the fix that fits a test.
+        try await RunningTest.$name.withValue(TestIdentity.name(of: test)) {
+            try await Dispatcher.withCurrent(Dispatcher()) {
+                try await function()
+            }
         }
     }
 }

@@ -58,7 +58,25 @@ if Context.environment["CONSUMER_APP_TARGET"] == "1" {
             name: "quickstart",
             dependencies: [.product(name: "FluxCapacitor", package: "FluxCapacitor")]
         ))
-    for target in package.targets {
+    // CONSUMER_DOC_SAMPLES=1: every Swift sample of the documentation, as the package's own
+    // tests compile them (their `*Snippets.swift` files and what those assume), which
+    // Scripts/check-consumer copies into Tests/<name>: they must build here too.
+    if Context.environment["CONSUMER_DOC_SAMPLES"] == "1" {
+        let all: [Target.Dependency] = [
+            .product(name: "FluxCapacitor", package: "FluxCapacitor"),
+            .product(name: "FluxCapacitorPersistence", package: "FluxCapacitor"),
+            .product(name: "FluxCapacitorTesting", package: "FluxCapacitor"),
+            "TestSupport",
+        ]
+        package.targets += [
+            .target(name: "TestSupport", path: "Tests/TestSupport"),
+            .testTarget(name: "ReadmeSamples", dependencies: all),
+            .testTarget(name: "DocCSamples", dependencies: all),
+            .testTarget(name: "MigrationSamples", dependencies: all),
+        ]
+    }
+    // Not the tests' bookkeeping, which is no part of an app.
+    for target in package.targets where target.name != "TestSupport" {
         target.swiftSettings = (target.swiftSettings ?? []) + app
     }
 }

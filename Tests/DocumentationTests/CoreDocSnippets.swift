@@ -169,17 +169,20 @@ func dustInitSample(action: RepositoryAction, dustBuster: DustBuster) {
 }
 
 func dustBusterSample() {
-    final class RepositoryListViewModel: Sendable {
+    @MainActor
+    final class RepositoryListViewModel {
         private let dustBuster = DustBuster()
+        private(set) var names: [String] = []
 
         init(store: RepositoryStore = .instantiate()) {
             store.repositories
-                .observe(on: .main) { [weak self] in self?.show($0) }
+                .observe(on: .main) { [weak self] repositories in
+                    // `.main` calls it on the main actor
+                    MainActor.assumeIsolated {
+                        self?.names = repositories.map(\.name)
+                    }
+                }
                 .cleaned(by: dustBuster)
-        }
-
-        func show(_ repositories: [GitHub.Repository]) {
-            print(repositories.map(\.name))
         }
     }
 }
@@ -272,7 +275,7 @@ final class RepositoryListModel {
 // MARK: - Derived values, bindings and scoped observation of values
 
 func bindSample(store: RepositoryStore) {
-    final class Gauge: @unchecked Sendable {  // `lock` guards `stored`
+    nonisolated final class Gauge: @unchecked Sendable {  // `lock` guards `stored`
         private let lock = NSLock()
         private var stored = 0
         var value: Int {
@@ -399,7 +402,7 @@ func signalFilterSample(store: FavoriteStore) {
 }
 
 func signalScopedObservationSample() {
-    final class FavoriteToaster: Sendable {
+    nonisolated final class FavoriteToaster: Sendable {
         init(store: FavoriteStore = .instantiate()) {
             store.saved.observe(on: .current, duringScopeOf: self) {
                 toaster, repository in

@@ -7,8 +7,9 @@ import Foundation
 
 /// The namespace of the samples' GitHub models.
 enum GitHub {
-    /// A repository, as the samples show it; `Codable`, so that it can be persisted.
-    struct Repository: Sendable, Hashable, Codable {
+    /// A repository, as the samples show it; `Codable`, so that it can be persisted
+    /// (`nonisolated`, as README's model: see "Xcode 26 app targets").
+    nonisolated struct Repository: Sendable, Hashable, Codable {
         let name: String
     }
 }
@@ -31,8 +32,9 @@ struct StubSession: GitHubSession {
 let fluxCapacitor = GitHub.Repository(name: "FluxCapacitor")
 
 extension Dispatcher {
-    /// What `FavoriteStore` reduces.
-    enum Favorite: DispatchState, Equatable, Codable, Sendable {
+    /// What `FavoriteStore` reduces; recorded and replayed by the samples, so
+    /// `nonisolated` (see "Xcode 26 app targets").
+    nonisolated enum Favorite: DispatchState, Equatable, Codable, Sendable {
         typealias RelatedStoreType = FavoriteStore
         typealias RelatedActionType = FavoriteAction
 
@@ -45,23 +47,26 @@ struct FavoriteAction: Actionable, Sendable {
     typealias DispatchStateType = Dispatcher.Favorite
 }
 
+// The stand-ins below are called from observers, which run on any thread: `nonisolated`,
+// also where code is on the main actor by default (an Xcode 26 app target).
+
 /// Draws repositories, in the samples.
-func render(_ repositories: [GitHub.Repository]) {
+nonisolated func render(_ repositories: [GitHub.Repository]) {
     print(repositories.map(\.name))
 }
 
 /// Shows a short message, in the samples.
-func showToast(_ message: String) {
+nonisolated func showToast(_ message: String) {
     print(message)
 }
 
 /// Does some work with a value, in the samples.
-func process<Value>(_ value: Value) {
+nonisolated func process<Value>(_ value: Value) {
     print(value)
 }
 
 /// A view that shows one message, in the samples.
-final class Banner: @unchecked Sendable {
+nonisolated final class Banner: @unchecked Sendable {
     // Sendable: `lock` guards `storedMessage`.
     private let lock = NSLock()
     private var storedMessage: String?

@@ -1,4 +1,5 @@
 import DocumentationSamples
+import TestSupport
 import Testing
 
 @Suite("Documentation samples")
@@ -22,6 +23,14 @@ struct DocumentationSampleTests {
                 #expect(!reason.isEmpty, "\(sample): say why it is not compiled")
             }
         }
+    }
+
+    /// What a sample prints goes to `SampleOutput`, not the test log, and is what its
+    /// comments say.
+    @Test func theValueSamplesPrintWhatTheirCommentsSay() {
+        #expect(SampleOutput.lines(printedBy: primitiveValueSample) == ["0", "10"])
+        #expect(SampleOutput.lines(printedBy: variableSample) == ["2"])
+        #expect(SampleOutput.lines(printedBy: constantInitSample) == ["1"])
     }
 
     @Test func markdownSamplesCarryTheirMarkerAndLine() {

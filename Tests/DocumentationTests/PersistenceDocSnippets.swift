@@ -48,8 +48,9 @@ struct ProblemAction: Actionable {
     typealias DispatchStateType = Dispatcher.Problem
 }
 
-/// A stand-in for swift-log's `Logger`, in the samples.
-struct Logger: Sendable {
+/// A stand-in for swift-log's `Logger`, in the samples (`nonisolated`, as swift-log's is,
+/// also where code is on the main actor by default).
+nonisolated struct Logger: Sendable {
     func error(_ message: String) {
         print("error:", message)
     }
@@ -77,7 +78,9 @@ func flushOnTerminationSample() {
 /// target's `Dispatcher.Favorite` belongs to the unpersisted `FavoriteStore` of
 /// CoreDocSnippets.swift); `storage` is the app's storage the sample assumes.
 enum PersistedFavoritesSample {
-    static let storage = FileStorage.applicationSupport(named: "repository-search")
+    // `nonisolated`: read by a store's property initializer, which is nonisolated also
+    // where code is on the main actor by default (see "Xcode 26 app targets").
+    nonisolated static let storage = FileStorage.applicationSupport(named: "repository-search")
 
     enum Dispatcher {
         enum Favorite: DispatchState {
@@ -126,7 +129,7 @@ func fileStorageErrorSample(url: URL) {
         if let failure = error.underlyingError as? FileStorageError,
             failure.code == .ENOSPC
         {
-            showDiskFullAlert()
+            Task { @MainActor in showDiskFullAlert() }
         }
     }
     _ = storage
@@ -135,7 +138,7 @@ func fileStorageErrorSample(url: URL) {
 // PersistingValues.md: a report handler hops to a task before it dispatches.
 func reportHandlerHopsToATaskSample() {
     let storage = FileStorage.applicationSupport(named: "MyApp") { error in
-        Task {
+        Task { @MainActor in
             ProblemAction().invoke(.show(error.description))
         }
     }

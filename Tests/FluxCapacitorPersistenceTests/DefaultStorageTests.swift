@@ -88,9 +88,32 @@ struct DefaultStorageTests {
             warnings.first
                 == """
                 warning: the value persisted as "count" was made with no storage, so its changes are not saved. \
-                Set the app's storage at launch, before making stores: \
-                Persistence.setDefaultStorage(FileStorage.applicationSupport(named: "MyApp")).
+                In an app, set the app's storage at launch, before making stores: \
+                Persistence.setDefaultStorage(FileStorage.applicationSupport(named: "MyApp")). \
+                In a test, make the store inside Persistence.withDefaultStorage(InMemoryStorage()) { … }.
                 """)
+    }
+
+    /// In a test that the `.isolatedDispatcher` trait runs, the warning names the test and
+    /// the fix for a test alone.
+    @Test func aValueMadeWithNoStorageInATestNamesTheTestAndTheFixForTests() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            // What the trait binds for each test it runs.
+            RunningTest.$name.withValue("CounterTests/incrementing()") {
+                _ = Variable(0, persistedAs: "count")
+            }
+        }
+        let warnings = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+            .split(separator: "\n").filter { $0.hasPrefix("warning:") }
+        #expect(
+            warnings
+                == [
+                    """
+                    warning: the value persisted as "count" was made with no storage in the test \
+                    “CounterTests/incrementing()”, so its changes are not saved. Give the test a storage of its \
+                    own: make the store inside Persistence.withDefaultStorage(InMemoryStorage()) { … }.
+                    """
+                ])
     }
     #endif
 }

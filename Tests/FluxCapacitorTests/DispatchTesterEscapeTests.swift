@@ -51,14 +51,17 @@ struct DispatchTesterEscapeTests {
     @Test func aTesterLetGoOfOutsideItsTestFailsTheRunNamingTheTest() async throws {
         let maker = try #require(MakingTest.current)
         var standardError = ""
+        // Where the child's tester is said to be made: a line of this file, this one, as a
+        // failure's location must be.
+        let line = UInt(#line)
         // The child records the failure for its run, which Swift Testing forwards to this
         // test: expected here. What must hold is the child's exit and what it says.
         await withKnownIssue {
             let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                [maker = maker as MakingTest] in
+                [maker = maker as MakingTest, line = line as UInt] in
                 // No test is current in the child: made as in this test.
                 let holder = TesterHolder()
-                holder.tester = DispatchTester(madeIn: maker.identity, at: CallLocation(line: 4242))
+                holder.tester = DispatchTester(madeIn: maker.identity, at: CallLocation(line: line))
                 CounterAction().invoke(.increment)
                 // A detached task has no test: the tester finishes outside the one that made it.
                 await Task.detached { holder.tester = nil }.value
@@ -69,11 +72,12 @@ struct DispatchTesterEscapeTests {
             standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         } matching: { issue in
             issue.comments.map(\.rawValue).joined().contains("“\(maker.name)” at")
+                && issue.sourceLocation?.line == Int(line)
         }
         #expect(
             standardError.contains(
                 "A DispatchTester<Dispatcher.Counter> made in the test “\(maker.name)” at "
-                    + "\(#fileID):4242 finished outside it"))
+                    + "\(#fileID):\(line) finished outside it"))
         #expect(standardError.contains("1 dispatch was not asserted"))
         #expect(
             standardError.contains(
@@ -82,10 +86,11 @@ struct DispatchTesterEscapeTests {
 
     @Test func aTesterKeptPastTheEndOfTheRunFailsTheRunNamingItsTest() async throws {
         let maker = try #require(MakingTest.current)
+        let line = UInt(#line)
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            [maker = maker as MakingTest] in
+            [maker = maker as MakingTest, line = line as UInt] in
             let holder = TesterHolder()
-            holder.tester = DispatchTester(madeIn: maker.identity, at: CallLocation(line: 4343))
+            holder.tester = DispatchTester(madeIn: maker.identity, at: CallLocation(line: line))
             CounterAction().invoke(.increment)
             // A detached task keeps the tester past the end of the run, unasserted.
             Task.detached {
@@ -98,7 +103,7 @@ struct DispatchTesterEscapeTests {
         #expect(
             standardError.contains(
                 "error: A DispatchTester<Dispatcher.Counter> made in the test “\(maker.name)” at "
-                    + "\(#fileID):4343 was still alive when the test run ended: it never finished"))
+                    + "\(#fileID):\(line) was still alive when the test run ended: it never finished"))
         #expect(
             standardError.contains(
                 "error: 1 failure was reported outside the test that made the DispatchTester or DispatchReplay"))

@@ -64,6 +64,8 @@ struct DispatchTesterTests {
         ShelfAction().invoke(.add(older))
 
         await tester.receive(.add(Books.dune))
+        // The last dispatch so far: decided (a mismatch, not a swap) once nothing can follow it.
+        tester.finish()
 
         #expect(
             reports.failures == [
@@ -109,6 +111,7 @@ struct DispatchTesterTests {
         let tester = DispatchTester(of: Dispatcher.Counter.self, reportingTo: reports.reporter)
         CounterAction().invoke(.set(3))
         await tester.receive(.add(3))
+        tester.finish()
         #expect(
             reports.failures == [
                 """
@@ -305,6 +308,7 @@ struct DispatchTesterTests {
         await tester.receive(.add(Books.emma))
         await books.receive([Books.dune])
         await books.receive([Books.dune, Books.dune])
+        tester.finish()
         #expect(
             reports.failures == [
                 """
@@ -367,6 +371,7 @@ struct DispatchTesterTests {
         let tester = DispatchTester(of: Dispatcher.Counter.self, reportingTo: reports.reporter)
         CounterAction().invoke(.increment)
         await tester.receive(.add(1)); let line = #line
+        tester.finish()
         #expect(reports.lines == [line])
         #expect(reports.fileIDs == [#fileID])
     }

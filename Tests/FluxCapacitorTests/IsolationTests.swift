@@ -61,6 +61,14 @@ struct IsolationTests {
         }
     }
 
+    /// The trait makes the test known to FluxCapacitorPersistence's messages (a value
+    /// persisted with no storage names the fix for a test), to the test's tasks only.
+    @Test func theTraitMakesItsTestKnownToTheTestsTasks() async {
+        #expect(RunningTest.name == "IsolationTests/theTraitMakesItsTestKnownToTheTestsTasks()")
+        #expect(await Task { RunningTest.name }.value == RunningTest.name)
+        #expect(await Task.detached { RunningTest.name }.value == nil)
+    }
+
     @Test func aDispatchQueueHopDoesNotCarryTheScopeButWithCurrentDoes() async {
         let dispatcher = Dispatcher.current
         let seen: (hop: Dispatcher, carried: Dispatcher) = await withCheckedContinuation { continuation in

@@ -1,10 +1,17 @@
 import FluxCapacitor
 import Foundation
 import Observation
+import TestSupport
 import Testing
 
 @Suite("MIGRATION.md")
 struct MigrationGuideTests {
+    /// What a sample prints goes to `SampleOutput`, not the test log, and is what the
+    /// guide's comment says: the current value first, then the change.
+    @Test func theObserveSamplePrintsTheCurrentValueFirst() {
+        #expect(SampleOutput.lines(printedBy: printsTheCurrentValueFirst) == ["0", "10"])
+    }
+
     @Test func theMigratedSwiftUIViewModelIsTrackedWithoutCopies() {
         Dispatcher.withCurrent(Dispatcher()) {
             let viewModel = RepositoryListViewModel()

@@ -3,7 +3,7 @@ import Foundation
 
 /// The models the guide's snippets use.
 enum GitHub {
-    struct Repository: Sendable, Equatable {
+    nonisolated struct Repository: Sendable, Equatable {
         let name: String
     }
 }
@@ -13,8 +13,9 @@ struct RepositoryAction: Actionable, Sendable {
     typealias DispatchStateType = Dispatcher.Repository
 }
 
-/// What the guide's screens draw: here, a line.
-func render(_ repositories: [GitHub.Repository]) {
+/// What the guide's screens draw: here, a line (from observers on any thread, so
+/// `nonisolated`, also where code is on the main actor by default).
+nonisolated func render(_ repositories: [GitHub.Repository]) {
     print("\(repositories.count) repositories")
 }
 

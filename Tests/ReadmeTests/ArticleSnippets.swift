@@ -106,7 +106,7 @@ func toastWhenSaved(in store: FavoriteStore, dustBuster: DustBuster) {
 
 // Testing.md
 
-final class RepositoryXCTests: XCTestCase {
+nonisolated final class RepositoryXCTests: XCTestCase {
     override func invokeTest() {
         Dispatcher.withCurrent(Dispatcher()) { super.invokeTest() }
     }
@@ -203,14 +203,15 @@ final class HistoryStore: Storable {
     }
 }
 
-// What the samples call.
+// What the samples call, from observers on any thread: `nonisolated`, also where code is
+// on the main actor by default (an Xcode 26 app target).
 
 /// What a screen draws: here, a line.
-func render(_ repositories: [GitHub.Repository]) {
+nonisolated func render(_ repositories: [GitHub.Repository]) {
     print("\(repositories.count) repositories")
 }
 
 /// What a screen shows for a moment: here, a line.
-func showToast(_ message: String) {
+nonisolated func showToast(_ message: String) {
     print(message)
 }

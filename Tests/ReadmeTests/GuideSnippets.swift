@@ -234,7 +234,7 @@ final class NavigationModel {
 // MARK: - LoggingDispatches.md
 
 /// One line per state reduced or dropped: the store type and the state.
-func logLine(for event: DispatchEvent) -> String? {
+nonisolated func logLine(for event: DispatchEvent) -> String? {
     switch event.phase {
     case .willReduce: nil
     case .didReduce: "\(event.storeType) ← \(event.state)"
@@ -244,8 +244,9 @@ func logLine(for event: DispatchEvent) -> String? {
 }
 
 /// A stand-in with the shape of swift-log's `Logger` that the recipe uses (`init(label:)`,
-/// `debug(_:)`), so that the recipe compiles without the dependency.
-struct Logger: Sendable {
+/// `debug(_:)`), so that the recipe compiles without the dependency (`nonisolated`, as
+/// swift-log's is, also where code is on the main actor by default).
+nonisolated struct Logger: Sendable {
     let label: String
     let lines: Locked<[String]>
 

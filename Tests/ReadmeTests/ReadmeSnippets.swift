@@ -8,7 +8,7 @@ import Observation
 import Testing
 
 enum GitHub {
-    struct Repository: Sendable, Hashable, Codable {
+    nonisolated struct Repository: Sendable, Hashable, Codable {
         let name: String
     }
 }

@@ -13,6 +13,13 @@ struct ReadmeTests {
         #expect(store.count.value == 1)
     }
 
+    /// What a sample prints goes to `SampleOutput`, not the test log, and is what its
+    /// comments say.
+    @Test(.isolatedDispatcher) func theValueSamplesPrintWhatTheirCommentsSay() {
+        #expect(SampleOutput.lines(printedBy: printsZeroThenTen) == ["0", "0", "10", "10", "10"])
+        #expect(SampleOutput.lines(printedBy: countOnce) == ["0", "1"], "the landing page: 0, then 1")
+    }
+
     @Test(.isolatedDispatcher) func theArticlesDerivedValuesFollowTheStore() {
         let store = RepositoryStore.instantiate()
         let (counter, isFetching) = derive(from: store)
@@ -84,7 +91,17 @@ struct ReadmeTests {
             await tester.receive(.addRepositories([GitHub.Repository(name: "swift-log")]))
         }
 
-        #expect(failures.all.count == 2)
+        // Two receives swapped.
+        do {
+            let tester = DispatchTester(of: Dispatcher.Repository.self, reportingTo: reporter)
+            await RepositoryAction(session: StubSession(found: [fluxCapacitor])).fetchRepositories(ofUser: "marty")
+            await tester.receive(.addRepositories([fluxCapacitor]))
+            await tester.receive(.isRepositoryFetching(true))
+            await tester.receive(.isRepositoryFetching(false))
+        }
+
+        #expect(failures.all.count == 3)
+        #expect(failures.all.last?.hasPrefix("Received dispatches out of order") == true)
         for failure in failures.all {
             #expect(article.contains("```text\n\(failure)\n```"), "Testing.md does not show:\n\(failure)")
         }

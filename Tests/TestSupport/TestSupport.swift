@@ -52,3 +52,23 @@ public func buildFolder(holding path: String) -> URL? {
     }
     return nil
 }
+
+/// Where the documentation samples' lines go: each target that compiles samples shadows
+/// Swift's `print` with one that calls `SampleOutput.print`, so that a sample run by a test
+/// writes nothing into the test log (issue 42), and a test can read what a sample prints.
+public enum SampleOutput: Sendable {
+    /// Who hears the lines printed in this task and its child tasks; nobody by default.
+    @TaskLocal private static var listener: Locked<[String]>?
+
+    /// A line of `items`, as `Swift.print` writes them, for the listener of this task.
+    public static func print(_ items: [Any], separator: String) {
+        listener?.withLock { $0.append(items.map { "\($0)" }.joined(separator: separator)) }
+    }
+
+    /// The lines `body` prints (in this task and the tasks it starts, while it runs).
+    public static func lines(printedBy body: () throws -> Void) rethrows -> [String] {
+        let lines = Locked<[String]>([])
+        try $listener.withValue(lines, operation: body)
+        return lines.value
+    }
+}

@@ -12,12 +12,15 @@ enum TestIdentity: Sendable, Equatable {
     /// where no test is known to run.
     static var current: TestIdentity? {
         if let test = Test.current {
-            // The suite's type and the test's name: `DispatchTesterTests/receivesADispatch()`.
-            let name = (test.id.nameComponents.dropLast() + [test.displayName ?? test.name])
-                .joined(separator: "/")
-            return .swiftTesting(id: "\(test.id)", name: name)
+            return .swiftTesting(id: "\(test.id)", name: name(of: test))
         }
         return XCTestTracking.current.map { .xcTest($0) }
+    }
+
+    /// How messages name a Swift Testing test: the suite's type and the test's name,
+    /// `DispatchTesterTests/receivesADispatch()`.
+    static func name(of test: Test) -> String {
+        (test.id.nameComponents.dropLast() + [test.displayName ?? test.name]).joined(separator: "/")
     }
 
     /// How messages name the test; `nil` when it turned out not to be a test (the XCTest
