@@ -408,11 +408,12 @@ extension Dispatcher {
 
         mutating func nextRecomputation() -> Combination? {
             let first = firstRecomputation
-            if let next = popLowest() {
+            if laterRecomputations.isEmpty {
+                // The usual reduce: one combined value to recompute.
+                firstRecomputation = nil
+            } else if let next = popLowest() {
                 firstRecomputation = next.combination
                 firstOrder = next.order
-            } else {
-                firstRecomputation = nil
             }
             return first
         }
