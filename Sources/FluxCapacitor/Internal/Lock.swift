@@ -105,6 +105,9 @@ enum LockRank: UInt8, Sendable {
     /// The table of the dispatchers alive (`LiveDispatchers`), which
     /// `Dispatcher.isDispatchingOnThisThread` walks: a few loads, no other lock inside.
     case liveDispatchers
+    /// A recorder's tape (`DispatchTape`): the states waiting for its writer, appended to in
+    /// a dispatch (the dispatcher's mutex held) and taken by the writer; no other lock inside.
+    case tape
 
     /// How a failure names a lock of this rank.
     var name: String {
@@ -116,6 +119,7 @@ enum LockRank: UInt8, Sendable {
         case .striped: "a striped mutex (a dust's or a mailbox's state)"
         case .dustBuster: "a DustBuster's lock"
         case .liveDispatchers: "the table of live dispatchers' lock"
+        case .tape: "a recorder's tape lock"
         }
     }
 

@@ -9,3 +9,14 @@ extension PrimitiveValue {
         { [weak core] in core?.snapshot() }
     }
 }
+
+extension PrimitiveValue {
+    /// The value and its version as they are now, for a recorder (FluxCapacitorPersistence)
+    /// that reads a store's values when it starts, when the store is made and at its
+    /// checkpoints: without taking part in Observation, and without the weak reference of
+    /// `snapshotReader()`, which would give the core a side table, and every later retain
+    /// and release of it (each set, in a dispatch) the slow path.
+    package func snapshot() -> (value: Element, version: UInt64) {
+        core.snapshot()
+    }
+}
