@@ -66,7 +66,9 @@ let package = Package(
         // entry points.
         .target(name: "CFluxCapacitorShims"),
         .target(name: "FluxCapacitorPersistence", dependencies: ["FluxCapacitor"]),
-        .target(name: "FluxCapacitorTesting", dependencies: ["FluxCapacitor"]),
+        // Depends on FluxCapacitorPersistence for DispatchReplay, which plays a recording with
+        // its DispatchFilePlayer.
+        .target(name: "FluxCapacitorTesting", dependencies: ["FluxCapacitor", "FluxCapacitorPersistence"]),
 
         // The example app, as its own library (so tests can reach it) and a thin executable,
         // the way swift-argument-parser declares its examples.
@@ -90,6 +92,13 @@ let package = Package(
         .testTarget(
             name: "FluxCapacitorPersistenceTests",
             dependencies: ["FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport"]
+        ),
+        // A program the recorder's tests run as a child process (to kill it, to give it a
+        // full disk), found beside the test binary (`swift test` builds every target).
+        .executableTarget(
+            name: "FluxCapacitorRecordingChild",
+            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence"],
+            path: "Tests/RecordingChild"
         ),
         .testTarget(
             name: "ExampleTests",

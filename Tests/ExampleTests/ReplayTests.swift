@@ -71,8 +71,8 @@ final class ReplayTests {
         let replay: () -> (values: StoreValues, count: Int) = {
             let users: UserStore = Dispatcher.withCurrent(dispatcher) { UserStore.instantiate() }
             let repositories: RepositoryStore = Dispatcher.withCurrent(dispatcher) { RepositoryStore.instantiate() }
-            let replay = DispatchReplay(contentsOf: file, decoding: Self.types)
-            let count: Int = replay.replayAll(into: dispatcher)
+            let replay = DispatchReplay(contentsOf: file, decoding: Self.types, into: dispatcher)
+            let count: Int = replay.replayAll()
             return (StoreValues(users, repositories), count)
         }
         return Persistence.withDefaultStorage(storage, operation: replay)
@@ -129,9 +129,9 @@ final class ReplayTests {
         let dispatcher = Dispatcher()
         var queries: [String] = []
         var usersAdded: [String: Int] = [:]
-        let replay = DispatchReplay(contentsOf: fixture, decoding: Self.types)
+        let replay = DispatchReplay(contentsOf: fixture, decoding: Self.types, into: dispatcher)
         var query = ""
-        while let step = replay.next(into: dispatcher) {
+        while let step = replay.next() {
             switch step.state as? Dispatcher.User {
             case .lastSearchQuery(let text)? where !text.isEmpty:
                 query = text

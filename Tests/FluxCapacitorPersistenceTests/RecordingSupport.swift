@@ -144,14 +144,26 @@ final class CollectedFailures: Sendable {
 
 /// An error handler that keeps what it is told.
 final class CollectedErrors: Sendable {
-    private let errors = Locked<[PersistenceError]>([])
+    private let errors = Locked<[DispatchRecordingError]>([])
 
-    var handler: @Sendable (PersistenceError) -> Void {
+    var handler: @Sendable (DispatchRecordingError) -> Void {
         { [errors] error in errors.withLock { $0.append(error) } }
     }
 
-    var all: [PersistenceError] { errors.value }
+    var all: [DispatchRecordingError] { errors.value }
     var reasons: [String] { errors.value.map(\.reason) }
+}
+
+/// The lines of a recording that are steps (not the header, not values), without their time.
+func steps(of file: URL) throws -> [String] {
+    try lines(of: file).dropFirst().filter { $0.contains(#""state":"#) }.map { line in
+        line.replacingOccurrences(of: #""time":"[^"]*""#, with: #""time":"T""#, options: .regularExpression)
+    }
+}
+
+/// The sequence numbers of the steps of a recording.
+func sequences(of file: URL) throws -> [Int] {
+    try steps(of: file).map { Int($0.firstMatch(of: /"seq":(\d+)/)!.1)! }
 }
 
 /// The lines of a file, without the last newline.

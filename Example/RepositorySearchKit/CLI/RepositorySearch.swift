@@ -88,7 +88,9 @@ public enum RepositorySearch: Sendable {
         // in parallel.
         let status: Int32 = await Persistence.withDefaultStorage(storage) {
             // Before the first store, so that the recording has every state of the session.
-            let recorder = options.record.map { SessionRecording.start(writingTo: $0, onError: onError) }
+            let recorder = options.record.flatMap { path in
+                try? SessionRecording.start(writingTo: path) { console.writeError("warning: \($0)") }
+            }
             defer {
                 if let recorder, let path = options.record {
                     recorder.finish()

@@ -102,11 +102,3 @@ final class LineReader {
         }
     }
 }
-
-#if canImport(Darwin)
-private let systemRead = Darwin.read
-#elseif canImport(Musl)
-private let systemRead = Musl.read
-#else
-private let systemRead = Glibc.read
-#endif

@@ -42,6 +42,13 @@ indirect enum ValueDump: Equatable {
         self = Self.make(value, visiting: &visiting)
     }
 
+    /// A value made of named fields that is no Swift value of its own: a store's values,
+    /// `FavoriteStore(favorites: …)`, as a replay shows them.
+    init(named name: String, fields: [(label: String, node: ValueDump)]) {
+        self = .compound(
+            open: "\(name)(", children: fields.map { Child(label: $0.label, node: $0.node) }, close: ")", kind: .fields)
+    }
+
     /// The dump as lines, two spaces of indentation per level.
     var lines: [String] {
         lines(label: nil, indent: 0, comma: false)
