@@ -109,6 +109,18 @@ final class RecordingCore: DispatchTapeListener, @unchecked Sendable {
         url: URL, limit: Int, types: [DispatchFileRecorder.RecordedType], bufferCapacity: Int,
         dispatcher: Dispatcher, onError: @escaping @Sendable (DispatchRecordingError) -> Void
     ) throws(DispatchRecordingError) {
+        // The lock first: refused, nothing else is made (a dispatch source let go of before
+        // it is activated stops the process).
+        let recordingLock = RecordingLock(forRecordingAt: url.path)
+        do {
+            try recordingLock.lock()
+        } catch let refusal as RecordingLock.Refusal {
+            throw Self.refused(refusal, url)
+        } catch {
+            // The folder cannot be made: neither can the file, which the writer reports and
+            // tries again; the lock is taken when it can be.
+        }
+        self.recordingLock = recordingLock
         self.url = url
         self.types = types
         storeIdentifiers = types.map(\.storeIdentifier)
@@ -123,7 +135,6 @@ final class RecordingCore: DispatchTapeListener, @unchecked Sendable {
         self.onError = onError
         self.dispatcher = dispatcher
         file = RecordingFile(path: url.path, limit: limit, header: RecordingFormat.header(types: types.map(\.name)))
-        recordingLock = RecordingLock(forRecordingAt: url.path)
         wake = DispatchSource.makeUserDataOrSource(queue: queue)
         tape = DispatchTape(
             identifiers: types.map(\.identifier), buffers: types.map { $0.makeBuffer(bufferCapacity) },
@@ -133,14 +144,6 @@ final class RecordingCore: DispatchTapeListener, @unchecked Sendable {
         queue.setSpecific(key: queueKey, value: ())
         reports.setSpecific(key: reportsKey, value: ())
 
-        do {
-            try recordingLock.lock()
-        } catch let refusal as RecordingLock.Refusal {
-            throw refused(refusal)
-        } catch {
-            // The folder cannot be made: neither can the file, which the writer reports and
-            // tries again; the lock is taken when it can be.
-        }
         do {
             try file.start()
         } catch {
@@ -163,6 +166,10 @@ final class RecordingCore: DispatchTapeListener, @unchecked Sendable {
     }
 
     private func refused(_ refusal: RecordingLock.Refusal) -> DispatchRecordingError {
+        Self.refused(refusal, url)
+    }
+
+    private static func refused(_ refusal: RecordingLock.Refusal, _ url: URL) -> DispatchRecordingError {
         let who =
             switch refusal {
             case .heldInThisProcess: "another recorder of this process"
