@@ -4,7 +4,7 @@ import FluxCapacitorTesting
 import Foundation
 import Testing
 
-@testable import RepositorySearchKit
+@testable import repository_search
 
 /// What the two stores hold: every value a screen reads. A request in flight is a side
 /// effect, not state: only whether there is one is compared.
@@ -111,6 +111,12 @@ final class ReplayTests {
         let fixture = try #require(Self.fixture)
         let replay = replayed(fixture)
         #expect(replay.count > 80)
+        // Its timeline, attached (`Scripts/check-timeline` opens it in a browser).
+        let page = try #require(
+            DispatchReplay(contentsOf: fixture, decoding: Self.types, into: Dispatcher())
+                .attachTimeline(named: "walkthrough-session.html"))
+        #expect(try String(contentsOf: page, encoding: .utf8).contains(#""types":["User","Repository"]"#))
+        try? FileManager.default.removeItem(at: page.deletingLastPathComponent())
 
         var expected = await recordWalkThrough(to: folder.appendingPathComponent("fresh.jsonl"))
         var actual = replay.values
