@@ -174,6 +174,19 @@ enum Timeline {
     /// Appends `string` as a JSON string in which `<`, `>` and `&` are escaped too, so that
     /// no text of a recording can end the `<script>` element it is in.
     static func appendJSONString(_ string: String, to out: inout [UInt8]) {
+        var string = string
+        let plain = string.withUTF8 { bytes in
+            !bytes.contains {
+                $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "<")
+                    || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "&")
+            }
+        }
+        if plain {
+            out.append(UInt8(ascii: "\""))
+            string.withUTF8 { out.append(contentsOf: $0) }
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         let hex = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
         for unit in string.utf8 {
@@ -214,10 +227,10 @@ enum Timeline {
           align-items: center; white-space: nowrap; overflow: hidden; cursor: pointer; font-family: ui-monospace, monospace; font-size: 12px; }
         .step-row:hover { background: #8881; }
         .step-row.selected { background: var(--pick); }
-        .step-row .seq { width: 5em; text-align: right; opacity: .7; }
-        .step-row .gap { width: 6em; text-align: right; opacity: .7; }
-        .step-row .type { font-weight: 600; }
-        .step-row .summary { overflow: hidden; text-overflow: ellipsis; }
+        .step-row .seq { flex: none; width: 5em; text-align: right; opacity: .7; }
+        .step-row .gap { flex: none; width: 6em; text-align: right; opacity: .7; }
+        .step-row .type { flex: none; font-weight: 600; }
+        .step-row .summary { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
         .step-row.dropped .summary, .step-row.skipped .summary { opacity: .5; text-decoration: line-through; }
         #detail { flex: 1; overflow: auto; padding: 8px 12px; }
         #detail h2 { font-size: 13px; margin: 12px 0 4px; }
@@ -341,6 +354,9 @@ enum Timeline {
           steps.forEach((step, index) => { if (!hidden.has(step[3]) && (!query || haystacks[index].includes(query))) visible.push(index); });
           selected = visible.indexOf(keep);
           $("visible-count").textContent = visible.length === steps.length ? "" : plural(visible.length, "step shown", "steps shown");
+          const list = $("list");
+          $("rows").style.height = visible.length * rowHeight + "px";
+          list.scrollTop = Math.min(list.scrollTop, Math.max(0, visible.length * rowHeight - list.clientHeight));
           draw();
         }
         $("title").textContent = data.file;
