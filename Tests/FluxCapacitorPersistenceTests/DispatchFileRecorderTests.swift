@@ -49,6 +49,21 @@ struct DispatchFileRecorderTests {
         #expect(RecordingFormat.seconds(fromTimestamp: RecordingFormat.timestamp(seconds)) == milliseconds)
     }
 
+    @Test func aBatchIsCutAtItsElementsWhateverTheirStringsHold() throws {
+        let notes = [
+            #"a "quoted", [bracketed] {braced} note"#, #"ends with a backslash \"#, #"\"#, #"\\","#, "",
+            "[", "}", #"\"\"#, "line\nbreak, and é, 😀",
+        ]
+        let states: [Dispatcher.Tally] = notes.map { .note($0) } + [.add(1), .reset]
+        let encoder = JSONEncoder()
+        let batch = Array(try encoder.encode(states))
+        let ranges = try #require(RecordingFormat.elements(ofArray: batch, expectedCount: states.count))
+        #expect(ranges.map { Array(batch[$0]) } == (try states.map { Array(try encoder.encode($0)) }))
+        #expect(RecordingFormat.elements(ofArray: Array("[]".utf8)) == [])
+        #expect(RecordingFormat.elements(ofArray: Array(#"["unclosed]"#.utf8)) == nil)
+        #expect(RecordingFormat.elements(ofArray: Array("{}".utf8)) == nil)
+    }
+
     @Test func theDefaultNameIsSwiftsFullNameOfTheTypeWithTheModuleOfItsExtension() {
         let type = DispatchFileRecorder.RecordedType.state(Dispatcher.Tally.self)
         #expect(type.name == "(extension in FluxCapacitorPersistenceTests):FluxCapacitor.Dispatcher.Tally")

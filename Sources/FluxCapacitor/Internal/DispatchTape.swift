@@ -80,32 +80,42 @@ package final class DispatchTape: @unchecked Sendable {
     @usableFromInline
     package weak var listener: (any DispatchTapeListener)?
 
-    // Guarded by the dispatcher's mutex. The fields a recorded dispatch touches are
-    // `@exclusivity(unchecked)`: a lock serializes each (checked, each access cost about 75
-    // instructions).
+    /// What the dispatcher's mutex guards.
     @usableFromInline
-    @exclusivity(unchecked)
-    package var sequence: UInt64 = 0
-    @usableFromInline
-    @exclusivity(unchecked)
-    var stepsSinceCheckpoint = 0
+    struct Dispatching {
+        @usableFromInline
+        var sequence: UInt64 = 0
+        @usableFromInline
+        var stepsSinceCheckpoint = 0
+        @inlinable
+        init() {}
+    }
 
-    // Guarded by `lock`.
+    /// What `lock` guards.
+    @usableFromInline
+    struct Guarded {
+        @usableFromInline
+        var entries: [Entry] = []
+        @usableFromInline
+        var isWriterAwake = false
+        @usableFromInline
+        var isClosed = false
+        @usableFromInline
+        var wantsCheckpoint = false
+        @usableFromInline
+        var droppedWhileBehind = 0
+        @inlinable
+        init() {}
+    }
+
+    // `@exclusivity(unchecked)`: a lock serializes each (checked, the accesses of a
+    // recorded dispatch cost about 75 instructions each).
     @usableFromInline
     @exclusivity(unchecked)
-    var entries: [Entry] = []
+    var dispatching = Dispatching()
     @usableFromInline
     @exclusivity(unchecked)
-    var isWriterAwake = false
-    @usableFromInline
-    @exclusivity(unchecked)
-    var isClosed = false
-    @usableFromInline
-    @exclusivity(unchecked)
-    var wantsCheckpoint = false
-    @usableFromInline
-    @exclusivity(unchecked)
-    var droppedWhileBehind = 0
+    var guarded = Guarded()
 
     /// A tape of the states of the types `identifiers`, each into the buffer of the same
     /// place; at most `capacity` entries wait; a checkpoint every `checkpointInterval` steps.
@@ -119,7 +129,7 @@ package final class DispatchTape: @unchecked Sendable {
         self.capacity = capacity
         self.checkpointInterval = max(checkpointInterval, 1)
         self.listener = listener
-        entries.reserveCapacity(capacity)
+        guarded.entries.reserveCapacity(capacity)
     }
 
     // MARK: The dispatching thread
@@ -133,30 +143,32 @@ package final class DispatchTape: @unchecked Sendable {
             return
         }
         let time = Self.now()
-        sequence &+= 1
+        dispatching.sequence &+= 1
         lock.lock()
-        if _slowPath(stepsSinceCheckpoint >= checkpointInterval || wantsCheckpoint) {
+        if _slowPath(dispatching.stepsSinceCheckpoint >= checkpointInterval || guarded.wantsCheckpoint) {
             // The values are read without `lock` (each value's lock ranks before it).
             lock.unlock()
-            listener?.takeCheckpoint(before: sequence, time: time)
+            listener?.takeCheckpoint(before: dispatching.sequence, time: time)
             lock.lock()
         }
-        guard !isClosed, entries.count < capacity else {
-            if !isClosed {
-                droppedWhileBehind += 1
+        guard !guarded.isClosed, guarded.entries.count < capacity else {
+            if !guarded.isClosed {
+                guarded.droppedWhileBehind += 1
             }
             lock.unlock()
             return
         }
-        stepsSinceCheckpoint += 1
+        dispatching.stepsSinceCheckpoint += 1
         unretainedBuffers[index]._withUnsafeGuaranteedRef { buffer in
             // The recorder made this buffer for this type.
             unsafeDowncast(buffer, to: TypedDispatchTapeBuffer<State>.self).pending.append(state)
         }
-        entries.append(
-            Entry(sequence: sequence, time: time, type: Int32(index), kind: reachesStore ? .step : .droppedStep))
-        let wakes = !isWriterAwake
-        isWriterAwake = true
+        guarded.entries.append(
+            Entry(
+                sequence: dispatching.sequence, time: time, type: Int32(index),
+                kind: reachesStore ? .step : .droppedStep))
+        let wakes = !guarded.isWriterAwake
+        guarded.isWriterAwake = true
         lock.unlock()
         if wakes {
             listener?.wakeWriter()
@@ -165,7 +177,7 @@ package final class DispatchTape: @unchecked Sendable {
 
     /// Tells the listener of a store made. Call holding the dispatcher's mutex.
     func didMake(_ store: any Storable) {
-        listener?.didMake(store, before: sequence &+ 1)
+        listener?.didMake(store, before: dispatching.sequence &+ 1)
     }
 
     /// Seconds since 1970, UTC.
@@ -180,12 +192,12 @@ package final class DispatchTape: @unchecked Sendable {
 
     /// Appends the entries of a store's values (the listener keeps the values, in the same
     /// order, under this lock too) and, for a checkpoint, starts counting steps anew.
-    /// Call holding `lock`.
+    /// Call holding `lock` (and, for a checkpoint, the dispatcher's mutex).
     package func appendValuesLocked(_ entries: [Entry]) {
-        self.entries.append(contentsOf: entries)
+        guarded.entries.append(contentsOf: entries)
         if entries.first?.kind == .checkpointStart {
-            stepsSinceCheckpoint = 0
-            wantsCheckpoint = false
+            dispatching.stepsSinceCheckpoint = 0
+            guarded.wantsCheckpoint = false
         }
     }
 
@@ -196,8 +208,8 @@ package final class DispatchTape: @unchecked Sendable {
 
     /// Whether the writer was idle, marking it awake: the caller wakes it.
     package func wakesWriterLocked() -> Bool {
-        defer { isWriterAwake = true }
-        return !isWriterAwake
+        defer { guarded.isWriterAwake = true }
+        return !guarded.isWriterAwake
     }
 
     // MARK: The writer
@@ -209,34 +221,34 @@ package final class DispatchTape: @unchecked Sendable {
     package func take(into spare: inout [Entry], alsoLocked: () -> Bool) -> Int {
         lock.lock()
         defer { lock.unlock() }
-        swap(&spare, &entries)
+        swap(&spare, &guarded.entries)
         for buffer in buffers {
             buffer.takePendingLocked()
         }
         let more = alsoLocked()
         if spare.isEmpty && !more {
-            isWriterAwake = false
+            guarded.isWriterAwake = false
         }
-        return droppedWhileBehind
+        return guarded.droppedWhileBehind
     }
 
     /// Asks for a checkpoint before the next step (the file starts again).
     package func askForCheckpoint() {
-        lock.withLock { wantsCheckpoint = true }
+        lock.withLock { guarded.wantsCheckpoint = true }
     }
 
     /// Records nothing more; returns whether it was open.
     package func close() -> Bool {
         lock.withLock {
-            defer { isClosed = true }
-            return !isClosed
+            defer { guarded.isClosed = true }
+            return !guarded.isClosed
         }
     }
 
     /// The count of states dropped so far, and how many steps wait.
     package var counts: (dropped: Int, waiting: Int) {
         lock.withLock {
-            (droppedWhileBehind, entries.count(where: { $0.kind == .step || $0.kind == .droppedStep }))
+            (guarded.droppedWhileBehind, guarded.entries.count(where: { $0.kind == .step || $0.kind == .droppedStep }))
         }
     }
 }
@@ -259,14 +271,14 @@ package class DispatchTapeBuffer: @unchecked Sendable {
 @usableFromInline
 package final class TypedDispatchTapeBuffer<State: DispatchState>: DispatchTapeBuffer, @unchecked Sendable {
     // Sendable: `pending` is guarded by the tape's lock (appended on the dispatching
-    // thread); `taken` is the writer's, used on its queue only. The states are of a
-    // recorded type, which is Sendable. Unchecked: each is used under its lock or on its
-    // queue; checked, a recorded dispatch cost about 80 instructions more.
+    // thread); `taken` is the writer's, used on its queue only (and swapped with `pending`
+    // under the lock). The states are of a recorded type, which is Sendable.
+    // `@exclusivity(unchecked)`: the lock serializes `pending`'s accesses (checked, a
+    // recorded dispatch cost about 80 instructions more).
     @usableFromInline
     @exclusivity(unchecked)
     var pending: [State] = []
     @usableFromInline
-    @exclusivity(unchecked)
     package var taken: [State] = []
 
     @usableFromInline
@@ -329,3 +341,11 @@ extension Dispatcher {
         return registry.liveInstanceDispatching(of: type)
     }
 }
+
+/// Guarded by the dispatcher's mutex; it never crosses a thread on its own.
+@available(*, unavailable)
+extension DispatchTape.Dispatching: Sendable {}
+
+/// Guarded by the tape's lock; it never crosses a thread on its own.
+@available(*, unavailable)
+extension DispatchTape.Guarded: Sendable {}

@@ -361,7 +361,7 @@ final class RecordingCore: DispatchTapeListener, @unchecked Sendable {
             case .step, .droppedStep:
                 steps += 1
                 let range = encoded[type].ranges[cursors[type]]
-                guard !encoded[type].failed.contains(cursors[type]) else {
+                guard encoded[type].failed.isEmpty || !encoded[type].failed.contains(cursors[type]) else {
                     cursors[type] += 1
                     notEncodable += 1
                     if reportedEncodingFailures.insert(type).inserted {

@@ -100,33 +100,43 @@ enum RecordingFormat {
     }
 
     /// The elements of the JSON array `bytes` (as `JSONEncoder` writes one: no whitespace),
-    /// as ranges of `bytes`; `nil` if it is not an array.
+    /// as ranges of `bytes`; `nil` if it is not an array. Outside strings only brackets and
+    /// commas count; a string is skipped to its closing quote with `memchr` (a quote after
+    /// an odd count of backslashes is escaped): the writer cuts every batch with this, at
+    /// about half the instructions of a byte-by-byte state machine.
     static func elements(ofArray bytes: [UInt8], expectedCount: Int = 0) -> [Range<Int>]? {
-        bytes.withUnsafeBufferPointer { bytes in
-            guard bytes.count >= 2, bytes[0] == UInt8(ascii: "["), bytes[bytes.count - 1] == UInt8(ascii: "]") else {
+        bytes.withUnsafeBufferPointer { buffer -> [Range<Int>]? in
+            guard let base = buffer.baseAddress, buffer.count >= 2, base[0] == UInt8(ascii: "["),
+                base[buffer.count - 1] == UInt8(ascii: "]")
+            else {
                 return nil
             }
             var ranges: [Range<Int>] = []
             ranges.reserveCapacity(expectedCount)
             var depth = 0
-            var inString = false
-            var escaped = false
             var start = 1
-            let end = bytes.count - 1
-            for index in 1..<end {
-                let byte = bytes[index]
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if byte == UInt8(ascii: "\\") {
-                        escaped = true
-                    } else if byte == UInt8(ascii: "\"") {
-                        inString = false
+            let end = buffer.count - 1
+            var index = 1
+            while index < end {
+                switch base[index] {
+                case UInt8(ascii: "\\"):
+                    return nil  // outside a string
+                case UInt8(ascii: "\""):
+                    var next = index + 1
+                    while true {
+                        guard let found = memchr(base + next, Int32(UInt8(ascii: "\"")), end - next) else {
+                            return nil
+                        }
+                        let quote = UnsafeRawPointer(found) - UnsafeRawPointer(base)
+                        var backslashes = 0
+                        while base[quote - 1 - backslashes] == UInt8(ascii: "\\") {
+                            backslashes += 1
+                        }
+                        next = quote + 1
+                        if backslashes % 2 == 0 { break }
                     }
+                    index = next
                     continue
-                }
-                switch byte {
-                case UInt8(ascii: "\""): inString = true
                 case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
                 case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
                 case UInt8(ascii: ",") where depth == 0:
@@ -134,6 +144,7 @@ enum RecordingFormat {
                     start = index + 1
                 default: break
                 }
+                index += 1
             }
             if end > 1 {
                 ranges.append(start..<end)
