@@ -184,7 +184,15 @@ package final class DispatchTape: @unchecked Sendable {
     @usableFromInline
     package static func now() -> Double {
         var time = timespec()
+        #if canImport(Darwin)
+        // Apple's <time.h> declares the clock as `_CLOCK_REALTIME`, an enumerator of
+        // `clockid_t`, and names it `CLOCK_REALTIME` with a `#define` of one identifier,
+        // which Swift does not import (swift's ImportMacro.cpp: "FIXME: If the identifier
+        // refers to a declaration, alias it?").
+        clock_gettime(_CLOCK_REALTIME, &time)
+        #else
         clock_gettime(CLOCK_REALTIME, &time)
+        #endif
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1_000_000_000
     }
 
