@@ -5,22 +5,22 @@ import Foundation
 import TestSupport
 import Testing
 
+/// What a replay of `file` into a tally store of its own ends with, and its failures.
+private func replayedTotal(_ file: URL) -> (total: Int, failures: [String]) {
+    let dispatcher = Dispatcher()
+    let store = Dispatcher.withCurrent(dispatcher) { TallyStore.instantiate() }
+    let failures = CollectedFailures()
+    DispatchReplay(
+        contentsOf: file, decoding: [.state(Dispatcher.Tally.self, named: "Tally")], into: dispatcher,
+        reportingTo: failures.reporter
+    ).replayAll()
+    return (store.total.value, failures.messages)
+}
+
 /// Issue 40, item 6: a recorder recovers from what happens to its file, and refuses what
 /// would lose a recording.
 @Suite("A recorder recovers", .isolatedDispatcher)
 struct RecordingRecoveryTests {
-    /// What a replay of `file` into a tally store of its own ends with, and its failures.
-    private func replayedTotal(_ file: URL) -> (total: Int, failures: [String]) {
-        let dispatcher = Dispatcher()
-        let store = Dispatcher.withCurrent(dispatcher) { TallyStore.instantiate() }
-        let failures = CollectedFailures()
-        DispatchReplay(
-            contentsOf: file, decoding: [.state(Dispatcher.Tally.self, named: "Tally")], into: dispatcher,
-            reportingTo: failures.reporter
-        ).replayAll()
-        return (store.total.value, failures.messages)
-    }
-
     @Test(arguments: [false, true])
     func aFileOrFolderDeletedWhileRecordingIsMadeAgainAndRecordingGoesOnWithOneReport(wholeFolder: Bool) throws {
         let folder = try TemporaryFolder()
@@ -142,15 +142,9 @@ struct RecordingAcrossProcessesTests {
         #expect(sequences.last == 5_000, "the newest lines are kept")
         #expect(sequences == Array((sequences.first ?? 0)...5_000))
 
-        let dispatcher = Dispatcher()
-        let store = Dispatcher.withCurrent(dispatcher) { TallyStore.instantiate() }
-        let failures = CollectedFailures()
-        DispatchReplay(
-            contentsOf: file, decoding: [.state(Dispatcher.Tally.self, named: "Tally")], into: dispatcher,
-            reportingTo: failures.reporter
-        ).replayAll()
-        #expect(failures.messages.isEmpty)
-        #expect(store.total.value == 5_000)
+        let replayed = replayedTotal(file)
+        #expect(replayed.failures.isEmpty)
+        #expect(replayed.total == 5_000)
     }
 
     /// A child dispatching one state a millisecond, killed with `SIGKILL` at moments spread

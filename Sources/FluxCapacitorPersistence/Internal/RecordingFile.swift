@@ -234,14 +234,7 @@ final class RecordingFile {
             return true
         }
         let atPath = (UInt64(truncatingIfNeeded: status.st_dev), UInt64(truncatingIfNeeded: status.st_ino))
-        if descriptor < 0 {
-            let reopened = open(path, O_WRONLY | O_CLOEXEC)
-            guard reopened >= 0 else {
-                throw FileStorageError(operation: "opening", path: path)
-            }
-            descriptor = reopened
-            identity = Self.identity(of: reopened)
-        }
+        try reopenIfClosed()
         return identity.map { $0 != atPath } ?? true
     }
 
@@ -256,6 +249,17 @@ final class RecordingFile {
             _ = rename(path, previousPath)
         }
         try create()
+    }
+
+    /// Opens the file again if it is not open (after a failed remake, say).
+    private func reopenIfClosed() throws {
+        guard descriptor < 0 else { return }
+        let reopened = open(path, O_WRONLY | O_CLOEXEC)
+        guard reopened >= 0 else {
+            throw FileStorageError(operation: "opening", path: path)
+        }
+        descriptor = reopened
+        identity = Self.identity(of: reopened)
     }
 
     private static func identity(of descriptor: Int32) -> (device: UInt64, inode: UInt64)? {
@@ -383,14 +387,7 @@ final class RecordingFile {
     /// If the process stops between the two, the file holds the new lines and then the end
     /// of the old ones, which a replay reports as a line it cannot use, after the new ones.
     private func rewriteInPlace(_ content: [UInt8]) throws {
-        if descriptor < 0 {
-            let reopened = open(path, O_WRONLY | O_CLOEXEC)
-            guard reopened >= 0 else {
-                throw FileStorageError(operation: "opening", path: path)
-            }
-            descriptor = reopened
-            identity = Self.identity(of: reopened)
-        }
+        try reopenIfClosed()
         try Self.write(content[...], to: descriptor, at: header.count, path: path)
         guard ftruncate(descriptor, off_t(header.count + content.count)) == 0 else {
             throw FileStorageError(operation: "cutting the oldest lines of", path: path)
