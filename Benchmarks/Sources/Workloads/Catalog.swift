@@ -82,6 +82,7 @@ public protocol Runner: AnyObject {
 }
 
 extension Runner {
+    /// Nothing to wait for: most workloads leave no work to another thread.
     public func settle() {}
 }
 

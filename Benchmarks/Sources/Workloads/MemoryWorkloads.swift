@@ -15,6 +15,7 @@ public protocol MemoryRunner: AnyObject {
 }
 
 extension MemoryRunner {
+    /// Nothing to wait for: most workloads leave no work to another thread.
     public func settle() {}
 }
 
