@@ -45,8 +45,6 @@ let package = Package(
         // tests of actions. (It imports XCTest where it can, to report failures there.) For
         // test targets only: it imports Swift Testing, which app targets cannot link.
         .library(name: "FluxCapacitorTesting", targets: ["FluxCapacitorTesting"]),
-        // The example: `swift run repository-search`.
-        .executable(name: "repository-search", targets: ["repository-search"]),
     ],
     targets: [
         .target(
@@ -66,20 +64,21 @@ let package = Package(
         // (internal checks only); The store registry's words; Swift runtime entry points.
         .target(name: "CFluxCapacitorShims"),
         .target(name: "FluxCapacitorPersistence", dependencies: ["FluxCapacitor"]),
-        .target(name: "FluxCapacitorTesting", dependencies: ["FluxCapacitor"]),
+        // Depends on FluxCapacitorPersistence for DispatchReplay, which plays a recording with
+        // its DispatchFilePlayer.
+        .target(name: "FluxCapacitorTesting", dependencies: ["FluxCapacitor", "FluxCapacitorPersistence"]),
 
-        // The example app, as its own library (so tests can reach it) and a thin executable,
-        // the way swift-argument-parser declares its examples.
-        .target(
-            name: "RepositorySearchKit",
-            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence"],
-            path: "Example/RepositorySearchKit",
-            resources: [.copy("Resources/Fixtures")]
-        ),
+        // The example app: `swift run repository-search` (an executable target of the root
+        // package is a product of its own there). An app, not a library: no product exports
+        // it, so no package that depends on this one sees its target or its name, and its
+        // tests reach it with `@testable import repository_search`. Built in plain Swift 6
+        // mode, with none of the upcoming features below, so that its code builds as an app
+        // of yours would (it is excluded from them at the end of this file).
         .executableTarget(
             name: "repository-search",
-            dependencies: ["RepositorySearchKit"],
-            path: "Example/repository-search"
+            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence"],
+            path: "Example",
+            resources: [.copy("Resources/Fixtures")]
         ),
         // Test bookkeeping shared by the test targets (a lock-guarded value, polling).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -91,9 +90,16 @@ let package = Package(
             name: "FluxCapacitorPersistenceTests",
             dependencies: ["FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport"]
         ),
+        // A program the recorder's tests run as a child process (to kill it, to give it a
+        // full disk), found beside the test binary (`swift test` builds every target).
+        .executableTarget(
+            name: "FluxCapacitorRecordingChild",
+            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence"],
+            path: "Tests/RecordingChild"
+        ),
         .testTarget(
             name: "ExampleTests",
-            dependencies: ["RepositorySearchKit", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport"],
+            dependencies: ["repository-search", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport"],
             // A session that `repository-search --record` wrote, which ReplayTests replays.
             resources: [.copy("Fixtures")]
         ),
@@ -121,6 +127,14 @@ let package = Package(
 for target in package.targets
 where [.executable, .test, .regular].contains(target.type) && !target.name.hasPrefix("C") {
     var settings = target.swiftSettings ?? []
+    if target.name == "repository-search" {
+        // The example builds as an app would, in plain Swift 6 mode (see its target).
+        if explicitSendable {
+            settings.append(.treatWarning("ExplicitSendable", as: .warning))
+        }
+        target.swiftSettings = settings
+        continue
+    }
 
     // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0335-existential-any.md
     settings.append(.enableUpcomingFeature("ExistentialAny"))

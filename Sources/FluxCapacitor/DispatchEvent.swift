@@ -46,6 +46,7 @@ public struct DispatchEvent {
     public var wasReceived: Bool { store != nil }
 
     /// The event of `state` reaching `store`: `phase` is `.willReduce` or `.didReduce`.
+    @usableFromInline
     init<State: DispatchState>(_ phase: Phase, _ state: State, in store: State.RelatedStoreType) {
         assert(phase != .droppedWithoutStore, "DispatchEvent: a state dropped without a store has no store")
         self.phase = phase
@@ -56,6 +57,7 @@ public struct DispatchEvent {
 
     /// The event of `state` dropped because its store had no live instance. (The phase and
     /// the missing store say the same thing; these two initializers keep them in step.)
+    @usableFromInline
     init<State: DispatchState>(droppedWithoutStore state: State) {
         self.phase = .droppedWithoutStore
         self.state = state

@@ -1,15 +1,16 @@
 public import FluxCapacitor
 public import Foundation
 
-/// Records the dispatches of a dispatcher to a file, one JSON line each, keeping the last
-/// ones: what a user did, for a bug report, that a test replays with `DispatchReplay`
+/// Records the dispatches of a dispatcher to a file, one JSON line each, with the values the
+/// stores started from, keeping the last ones: what a user did, for a bug report, that an
+/// app plays back with ``DispatchFilePlayer`` and a test with `DispatchReplay`
 /// (FluxCapacitorTesting).
 ///
-/// Turn it on where you want it (a debug build, a "report a problem" switch), naming the
-/// state types to record:
+/// Turn it on where you want it (a "report a problem" switch, or always: a release build can
+/// leave it on), naming the state types to record:
 ///
 /// ```swift
-/// let recorder = DispatchFileRecorder(
+/// let recorder = try DispatchFileRecorder(
 ///     writingTo: URL(fileURLWithPath: "/tmp/session.jsonl"),
 ///     recording: [.state(Dispatcher.Favorite.self, named: "Favorite")],
 ///     keepingAtMost: 5_000)
@@ -17,49 +18,62 @@ public import Foundation
 /// recorder.finish()  // or let it go: it finishes when it goes away
 /// ```
 ///
-/// (Let go of inside a dispatch, it finishes on its own queue, soon after.)
+/// (Let go of inside a dispatch, it finishes on its own queue, soon after.) It throws only
+/// when another recorder, in this process or another, records to the same file.
 ///
-/// **The file** ([JSON Lines](https://jsonlines.org)): a header line, then one line per
-/// dispatch of a recorded type, in dispatch order:
+/// **Where the session started.** The file starts with the values of the recorded types'
+/// stores when recording starts (each `Variable` they hold, by property name: what
+/// persistence restored at launch, what was set before), and says what a store made while
+/// recording started from. A replay restores them before its first step, so it ends where
+/// the user was, not where fresh stores would.
+///
+/// **The file** ([JSON Lines](https://jsonlines.org)): a header line, then values lines and
+/// one line per dispatch of a recorded type, in dispatch order:
 ///
 /// ```text
-/// {"format":"FluxCapacitor dispatch recording","version":1}
+/// {"format":"FluxCapacitor dispatch recording","version":2,"types":["Favorite"]}
+/// {"seq":1,"time":"2026-11-26T05:36:16.120Z","type":"Favorite","checkpoint":true,"values":{"_favorites":[]}}
 /// {"seq":1,"time":"2026-11-26T05:36:16.123Z","type":"Favorite","state":{"add":{"_0":{"name":"hoverboard"}}}}
 /// ```
 ///
-/// `seq` counts the dispatches of recorded types from 1, `time` is when the store reduced
-/// the state, or when it was dropped for want of a live store, which is recorded too (UTC,
-/// to the millisecond), `type` the name of its ``RecordedType``, and
-/// `state` the state as its `Encodable` conformance writes it with `JSONEncoder`. The file
-/// is made readable by its owner only; a file already there is kept as
+/// `seq` counts the dispatches of recorded types from 1, `time` is when the store was about
+/// to reduce the state (UTC, to the millisecond), `type` the name of its ``RecordedType``,
+/// and `state` the state as its `Encodable` conformance writes it with `JSONEncoder`; a
+/// state dropped for want of a live store is recorded with `"dropped":true`. A values line
+/// holds a store's values before step `seq` (`null` when no store of the type was alive).
+/// The file is made readable by its owner only; a file already there is kept as
 /// `session.previous.jsonl` (replacing an older one), so the recording of a session that
 /// crashed survives the next launch.
 ///
-/// **The last ones.** The file never holds more than `keepingAtMost` dispatches: when it
-/// would, it is rewritten with the newest half (atomically, as ``FileStorage`` writes a
-/// slot). So a long session stays small, and after the first `keepingAtMost` dispatches the
-/// file holds the last `keepingAtMost / 2` to `keepingAtMost`.
+/// **The last ones.** The file never holds more than `keepingAtMost` dispatches: every
+/// `keepingAtMost / 2` dispatches the recorder writes down the stores' values (a
+/// checkpoint), and when the file would pass the limit it is rewritten from its earliest
+/// checkpoint that leaves at most that many (atomically, as ``FileStorage`` writes a slot).
+/// So a long session stays small, holds the last `keepingAtMost / 2` to `keepingAtMost`
+/// dispatches, and still replays from where its first one started.
 ///
-/// **Off the dispatching thread.** A dispatch of a recorded type costs its dispatching
-/// thread a look-up of the type, the time and an append to a buffer under a lock; the state
-/// is encoded and written by the recorder's own serial queue, every `writeInterval` (or
-/// sooner, once the buffer is half full). A dispatch never waits for the disk. If the
-/// writer falls behind and the buffer holds `bufferCapacity` states, later dispatches are
-/// not recorded until it catches up: they are counted (``Statistics/droppedWhileBehind``)
-/// and their sequence numbers are skipped, so a replay names the gap. Nothing is recorded
-/// with the recorder off, and a dispatcher with no recorder runs no code for one.
+/// **Cheap enough to leave on.** On the dispatching thread a recorded dispatch costs a
+/// look-up of the type, the time and an append to a buffer under a lock: no allocation, and
+/// less than a plain dispatch again (`Benchmarks/instructions --filter recorder` prints the
+/// figures). The recorder's own queue encodes and writes: at once when it is idle, so a
+/// process killed at any moment loses only the last few states, and in batches when it is
+/// busy. A dispatch never waits for the disk. If the writer falls behind and the buffer
+/// holds `bufferCapacity` states, later dispatches are not recorded until it catches up:
+/// they are counted (``Statistics/droppedWhileBehind``) and their sequence numbers are
+/// skipped, so a replay names the gap. A dispatcher with no recorder runs no code for one.
 ///
-/// **What goes wrong is reported, never a crash.** Through `onError`, the path a
-/// ``FileStorage`` reports through (a ``PersistenceError`` whose kind is
-/// ``PersistenceError/Kind-swift.enum/writeFailed`` and whose slot is the file's name),
-/// on a queue of the recorder's, and the app goes on:
+/// **What goes wrong is reported, never a crash**, through `onError`, as a
+/// ``DispatchRecordingError``, on a queue of the recorder's, and the app goes on:
 ///
 /// - a dispatch of a type not in `recording`: counted, and reported once per type;
 /// - a state whose encoding throws: counted, and reported once per type;
 /// - falling behind: counted, and reported once;
-/// - a file that cannot be written (a full disk, no permission): reported when writing
-///   starts failing, again after it worked again; the lines are counted as not written,
-///   and writing goes on with the next batch.
+/// - a file or folder that vanished while recording: made again, and recording goes on
+///   from the stores' values then; reported once;
+/// - a full disk: the oldest lines are dropped to keep the newest; reported once;
+/// - a file that cannot be written (no permission): reported when writing starts failing,
+///   again after it worked again; the lines are counted as not written, and writing goes
+///   on with the next batch.
 ///
 /// ``statistics`` has the counts. Use a recorder from any thread.
 public final class DispatchFileRecorder: Sendable {
@@ -76,10 +90,41 @@ public final class DispatchFileRecorder: Sendable {
         /// for a state nested in `extension Dispatcher` in the module `MyApp`.
         public let name: String
 
+        @usableFromInline
         let identifier: ObjectIdentifier
-        let encode: @Sendable (any DispatchState, JSONEncoder) throws -> Data
+        @usableFromInline
+        let storeIdentifier: ObjectIdentifier
+        /// Makes the tape's buffer of the states waiting for the writer, of this type.
+        @usableFromInline
+        let makeBuffer: @Sendable (Int) -> DispatchTapeBuffer
+        @usableFromInline
+        let liveStore: @Sendable (Dispatcher) -> AnyObject?
+        /// Encodes the writer's side of the buffer, in one array, and empties it.
+        @usableFromInline
+        let encode: @Sendable (DispatchTapeBuffer, JSONEncoder) -> EncodedStates
+        /// How a ``DispatchFilePlayer`` decodes and dispatches it; `nil` if the state is not
+        /// `Decodable`.
+        @usableFromInline
+        let played: PlayedType?
 
-        /// Records the dispatches of `type`, encoded with its `Encodable` conformance.
+        @usableFromInline
+        init(
+            name: String, identifier: ObjectIdentifier, storeIdentifier: ObjectIdentifier,
+            makeBuffer: @escaping @Sendable (Int) -> DispatchTapeBuffer,
+            liveStore: @escaping @Sendable (Dispatcher) -> AnyObject?,
+            encode: @escaping @Sendable (DispatchTapeBuffer, JSONEncoder) -> EncodedStates, played: PlayedType?
+        ) {
+            self.name = name
+            self.identifier = identifier
+            self.storeIdentifier = storeIdentifier
+            self.makeBuffer = makeBuffer
+            self.liveStore = liveStore
+            self.encode = encode
+            self.played = played
+        }
+
+        /// Records the dispatches of `type`, encoded with its `Encodable` conformance (and,
+        /// if it is `Decodable` too, plays them back with a ``DispatchFilePlayer``).
         ///
         /// ```swift
         /// .state(Dispatcher.Favorite.self, named: "Favorite")
@@ -93,16 +138,27 @@ public final class DispatchFileRecorder: Sendable {
         ///   - type: The state type; `Sendable`, since its states are encoded on the
         ///     recorder's queue.
         ///   - name: The name its lines carry; by default Swift's full name of the type.
-        /// - Returns: The type, to pass to ``DispatchFileRecorder/init(writingTo:recording:keepingAtMost:dispatcher:bufferCapacity:writeInterval:onError:)``.
+        /// - Returns: The type, to pass to ``DispatchFileRecorder/init(writingTo:recording:keepingAtMost:dispatcher:bufferCapacity:onError:)``.
+        @inlinable
         public static func state<State: DispatchState & Encodable & Sendable>(
             _ type: State.Type, named name: String? = nil
         ) -> RecordedType {
-            RecordedType(
-                name: name ?? String(reflecting: type), identifier: ObjectIdentifier(type),
-                encode: { state, encoder in
-                    // The recorder hands each state to the type it matched by identifier.
-                    try encoder.encode(state as! State)
-                })
+            // Inlinable, so that the writer's encoding is specialized for `State` in the
+            // caller's module.
+            let name = name ?? String(reflecting: type)
+            return RecordedType(
+                name: name, identifier: ObjectIdentifier(type),
+                storeIdentifier: ObjectIdentifier(State.RelatedStoreType.self),
+                makeBuffer: { capacity in TypedDispatchTapeBuffer<State>(capacity: capacity) },
+                liveStore: { dispatcher in dispatcher.liveStoreHoldingMutex(of: State.RelatedStoreType.self) },
+                encode: { buffer, encoder in
+                    // The recorder made this buffer with `makeBuffer`, for this type.
+                    let buffer = unsafeDowncast(buffer, to: TypedDispatchTapeBuffer<State>.self)
+                    guard !buffer.taken.isEmpty else { return EncodedStates() }
+                    defer { buffer.taken.removeAll(keepingCapacity: true) }
+                    return EncodedStates.encoding(buffer.taken, with: encoder)
+                },
+                played: PlayedType(decodable: type, named: name))
         }
     }
 
@@ -121,7 +177,8 @@ public final class DispatchFileRecorder: Sendable {
         public var notRegistered = 0
         /// Dispatches whose encoding threw.
         public var notEncodable = 0
-        /// Dispatches encoded but not written, because the file could not be written.
+        /// Dispatches encoded but not written: the file could not be written, or was made
+        /// again and starts at a later checkpoint.
         public var notWritten = 0
         /// Dispatches in the buffer, waiting for the writer. (A batch the writer has taken is
         /// counted above once its write ends.)
@@ -137,54 +194,51 @@ public final class DispatchFileRecorder: Sendable {
     private let core: RecordingCore
     private let subscription: Dust
 
-    /// Starts recording the dispatches of `dispatcher` of the given state types to `file`.
+    /// Starts recording the dispatches of `dispatcher` of the given state types to `file`,
+    /// with the values their stores hold now.
     ///
     /// ```swift
-    /// let recorder = DispatchFileRecorder(
+    /// let recorder = try DispatchFileRecorder(
     ///     writingTo: URL(fileURLWithPath: "/tmp/session.jsonl"),
     ///     recording: [.state(Dispatcher.Favorite.self)])
     /// ```
     ///
     /// - Parameters:
-    ///   - file: Where to write; made (with its folder) at the first write. A file there
-    ///     already is kept as `<name>.previous.<extension>`.
+    ///   - file: Where to write; made (with its folder) now. A file there already is kept
+    ///     as `<name>.previous.<extension>`.
     ///   - types: The state types to record; a dispatch of another type is counted and
     ///     reported once.
     ///   - limit: The most dispatches the file holds (at least 1); 10,000 by default.
     ///   - dispatcher: The dispatcher to hear; by default the current one.
     ///   - bufferCapacity: The most states waiting for the writer; past it, dispatches
-    ///     are dropped and counted. 4,096 by default.
-    ///   - writeInterval: How long a state may wait before it is written (100 ms by
-    ///     default), unless the buffer is half full.
+    ///     are dropped and counted. 1,024 by default (room for each is reserved: two words
+    ///     and the state's size, twice).
     ///   - onError: Hears what goes wrong; prints to standard error by default. It runs on a
     ///     queue of the recorder's, possibly while a dispatch is running: do not dispatch or
     ///     instantiate stores from it synchronously; hop to another queue or a `Task`.
+    /// - Throws: A ``DispatchRecordingError`` if another recorder, of this process or
+    ///   another, records to `file`: two would interleave two sessions in one file.
     @preconcurrency
     public init(
         writingTo file: URL,
         recording types: [RecordedType],
         keepingAtMost limit: Int = 10_000,
         dispatcher: Dispatcher = .current,
-        bufferCapacity: Int = 4_096,
-        writeInterval: Duration = .milliseconds(100),
-        onError: @escaping @Sendable (PersistenceError) -> Void = { error in
+        bufferCapacity: Int = 1_024,
+        onError: @escaping @Sendable (DispatchRecordingError) -> Void = { error in
             FileHandle.standardError.write(Data("\(error)\n".utf8))
         }
-    ) {
+    ) throws(DispatchRecordingError) {
         precondition(
             Set(types.map(\.name)).count == types.count,
             "DispatchFileRecorder: two recorded types have one name. Give each a name of its own with "
                 + ".state(_:named:).")
         self.file = file
-        let core = RecordingCore(
-            file: RecordingFile(path: file.path, limit: limit), types: types, bufferCapacity: max(bufferCapacity, 1),
-            writeInterval: writeInterval, onError: onError)
+        let core = try RecordingCore(
+            url: file, limit: limit, types: types, bufferCapacity: max(bufferCapacity, 1), dispatcher: dispatcher,
+            onError: onError)
         self.core = core
-        subscription = dispatcher.observeDispatches { event in
-            if event.phase != .willReduce {
-                core.take(event.state)
-            }
-        }
+        subscription = core.start(hearing: dispatcher)
     }
 
     deinit {
@@ -204,7 +258,8 @@ public final class DispatchFileRecorder: Sendable {
 
     /// Writes every dispatch heard so far and flushes the file to disk (`F_FULLFSYNC` on
     /// Darwin); returns once it is written or its error reported. Call it when the app
-    /// goes to the background (iOS ends apps with `SIGKILL`) or before sending the file.
+    /// goes to the background (iOS ends apps with `SIGKILL`, and a power cut loses what the
+    /// disk has not flushed) or before sending the file.
     ///
     /// ```swift
     /// recorder.flush()
@@ -218,11 +273,11 @@ public final class DispatchFileRecorder: Sendable {
         core.flush()
     }
 
-    /// Stops recording, writes what was heard and closes the file, and returns once that is
-    /// done and `onError` has heard what went wrong (inside a dispatch, once it is done:
-    /// as ``flush()``). The recorder does this when it goes away (let go of inside a
-    /// dispatch, later, on its own queue, waiting for nothing); calling it again does
-    /// nothing.
+    /// Stops recording, writes what was heard, closes the file and lets another recorder
+    /// have it, and returns once that is done and `onError` has heard what went wrong
+    /// (inside a dispatch, once it is done: as ``flush()``). The recorder does this when it
+    /// goes away (let go of inside a dispatch, later, on its own queue, waiting for nothing);
+    /// calling it again does nothing.
     ///
     /// ```swift
     /// recorder.finish()

@@ -1,9 +1,12 @@
 public import FluxCapacitor
+import FluxCapacitorPersistence
 public import Foundation
+import Testing
 
-/// Dispatches, in order, the states a `DispatchFileRecorder` (FluxCapacitorPersistence)
-/// wrote to a file, into a dispatcher of the test's own: what a user did, done again in a
-/// test, so that it can assert what the stores hold after it, or after each step.
+/// Replays, in a test, a session a `DispatchFileRecorder` (FluxCapacitorPersistence)
+/// recorded: restores the values the recorded stores started from, then dispatches the
+/// recorded states in order into a dispatcher of the test's own, so that the test can
+/// assert what the stores hold after it, or after any step, and see what each step changed.
 ///
 /// ```swift
 /// @Test(.isolatedDispatcher) func theRecordedSessionEndsWithTwoFavorites() {
@@ -17,29 +20,42 @@ public import Foundation
 /// }
 /// ```
 ///
-/// Or step by step, asserting after each:
+/// Step by step, each step with the stores' values after it and what it changed, printed
+/// as ``DispatchTester`` prints values (`−` before, `+` after):
 ///
 /// ```swift
 /// while let step = replay.next() {
-///     #expect(store.favorites.value.count <= 2, "after line \(step.line)")
+///     print(step.sequence, step.changes)
 /// }
 /// ```
 ///
-/// Name the state types to decode, with the names the recorder gave them (the type's full
-/// name by default). The states go through `Dispatcher.current` by default, which the
-/// `.isolatedDispatcher` trait makes the test's own: they reach the live stores of that
-/// dispatcher, as an action's `invoke` would. Only states are replayed, never side effects:
-/// an action's network call is not made again; what it dispatched is.
+/// Or straight to a step, and a page to look at (attached to the test):
 ///
-/// **A line it cannot use fails the test** (through `reporter`, as ``DispatchTester`` does:
-/// a Swift Testing issue, or `XCTFail`), naming the line and the reason, and the replay
-/// stops there: no later state is dispatched, since it would follow one that is missing.
-/// That is: a file that is not a recording, a line that is not JSON, a state type the
-/// replay was not given (renamed or moved since the recording), a state that does not
-/// decode (a case renamed or changed since), a gap in the sequence numbers (the recorder
-/// dropped dispatches, and said so when it did), a last line cut short (the app stopped
-/// while writing it), and a line longer than `maximumLineLength`. A test that expects
-/// one wraps it in `withKnownIssue`.
+/// ```swift
+/// let step = replay.replay(through: 2)
+/// print(step?.values ?? "the start")
+/// replay.attachTimeline()
+/// ```
+///
+/// Name the state types to decode, with the names the recorder gave them (the type's full
+/// name by default), and the ones to skip on purpose (`skipping:`: their steps are
+/// returned, marked skipped, not dispatched). The states go through `Dispatcher.current`
+/// by default, which the `.isolatedDispatcher` trait makes the test's own. The replay holds
+/// the live store of each type it decodes (made if there is none), restores it to what
+/// the recording started from, and dispatches each state as the recorded app's `invoke`
+/// did; a state that no store received in the app is not dispatched again. Only states are
+/// replayed, never side effects: an action's network call is not made again; what it
+/// dispatched is.
+///
+/// **Anything it cannot do fails the test** (through `reporter`, as ``DispatchTester``
+/// does: a Swift Testing issue, or `XCTFail`), naming the line and the reason, and the
+/// replay stops there: no later state is dispatched, since it would follow one that is
+/// missing. That is: a file that is not a recording or is of another version of the
+/// format, a recorded type the replay was not given nor told to skip, a start it cannot
+/// restore (a value that does not decode, a property renamed since), a state that does not
+/// decode, a gap in the sequence numbers, a last line cut short, a line longer than
+/// `maximumLineLength`, a step past the end. A test that expects one wraps it in
+/// `withKnownIssue`.
 ///
 /// The file is read as it is replayed, line by line, so a file of any size takes the memory
 /// of one line. Use a replay from the task that made it.
@@ -55,8 +71,7 @@ public final class DispatchReplay {
         /// The name the lines of this type carry.
         public let name: String
 
-        let decode: @Sendable (any Decoder) throws -> any DispatchState
-        let dispatch: @Sendable (any DispatchState) -> Void
+        let played: PlayedType
 
         /// Decodes the lines named `name` as `type`, with its `Decodable` conformance.
         ///
@@ -69,60 +84,94 @@ public final class DispatchReplay {
         ///     it is isolated to an actor).
         ///   - name: The name the recorder wrote; by default Swift's full name of the type
         ///     (`String(reflecting:)`), as the recorder's default.
-        /// - Returns: The type, to pass to ``DispatchReplay/init(contentsOf:decoding:maximumLineLength:reportingTo:)``.
+        /// - Returns: The type, to pass to ``DispatchReplay/init(contentsOf:decoding:skipping:into:maximumLineLength:reportingTo:)``.
         public static func state<State: DispatchState & Decodable & SendableMetatype>(
             _ type: State.Type, named name: String? = nil
         ) -> ReplayedType {
-            ReplayedType(
-                name: name ?? String(reflecting: type),
-                decode: { decoder in try State(from: decoder) },
-                dispatch: { state in
-                    // Decoded by `decode` above, as this type.
-                    Replaying<State>().invoke(state as! State)
-                })
+            let name = name ?? String(reflecting: type)
+            return ReplayedType(name: name, played: PlayedType(type, named: name))
         }
     }
 
-    /// One replayed line.
+    /// One replayed step: the recorded state, and what the stores hold after it.
     public struct Step {
         /// The line's number in the file, from 1 (the header).
         public let line: Int
-        /// The dispatch's sequence number in the recording.
+        /// The dispatch's sequence number in the recording, from 1.
         public let sequence: UInt64
         /// When the recorded app dispatched it.
         public let time: Date
         /// The name of its type, as in the file.
         public let typeName: String
-        /// The state, as dispatched again.
-        public let state: any DispatchState
+        /// The state, as dispatched again; `nil` for a type skipped on purpose.
+        public let state: (any DispatchState)?
+        /// Whether no store of its type was alive when it was recorded: it is not
+        /// dispatched again.
+        public let wasDropped: Bool
+        /// Whether its type is one the replay skips (`skipping:`): not decoded, not
+        /// dispatched.
+        public let isSkipped: Bool
+
+        let before: StoreValues
+        let after: StoreValues
+
+        /// The replayed stores' values after this step, one store after the other, printed
+        /// as ``DispatchTester`` prints values:
+        ///
+        /// ```text
+        /// FavoriteStore(
+        ///   favorites: [
+        ///     [0]: GitHub.Repository(
+        ///       name: "flux-capacitor"
+        ///     )
+        ///   ]
+        /// )
+        /// ```
+        public var values: String {
+            after.dumps.map(\.text).joined(separator: "\n")
+        }
+
+        /// What this step changed, as a diff of the stores' values before and after it
+        /// (`−` before, `+` after; the unchanged values of a changed store folded to a line
+        /// each): empty when it changed nothing.
+        ///
+        /// ```text
+        ///   FavoriteStore(
+        ///     favorites: [
+        ///       … (1 unchanged),
+        /// +     [1]: GitHub.Repository(
+        /// +       name: "hoverboard"
+        /// +     )
+        ///     ]
+        ///   )
+        /// ```
+        public var changes: String {
+            StoreValues.changes(from: before, to: after)
+        }
     }
 
     /// The file being replayed.
     public let file: URL
 
-    /// How many states were dispatched so far.
-    public private(set) var replayedCount = 0
+    /// How many states were dispatched so far (steps skipped or dropped are not).
+    public var replayedCount: Int {
+        player.playedCount
+    }
 
     /// Why the replay stopped before the end of the file, if it did; the failure was
     /// reported.
     public private(set) var failure: String?
 
-    private let types: [String: ReplayedType]
+    private let player: DispatchFilePlayer
+    private let types: [ReplayedType]
+    private let skipped: Set<String>
+    private let maximumLineLength: Int
     private let reporter: IssueReporter
     /// The test that made the replay, which its failures name if it outlives it.
     private let madeIn: TestIdentity?
-    private let reader: LineReader
-    private let decoder = JSONDecoder()
-    private let timeFormatter: ISO8601DateFormatter = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
-    }()
-    private var lineNumber = 0
-    private var lastSequence: UInt64?
-    private var isDone = false
+    private lazy var reading = StoreValues.Reading(stores: player.playedStores)
 
-    /// A replay of `file` that decodes the states of `types`.
+    /// A replay of `file` that decodes the states of `types`, into `dispatcher`.
     ///
     /// ```swift
     /// let replay = DispatchReplay(
@@ -131,12 +180,17 @@ public final class DispatchReplay {
     /// )
     /// ```
     ///
-    /// Nothing is read until ``next(into:fileID:filePath:line:column:)`` or
-    /// ``replayAll(into:fileID:filePath:line:column:)``.
+    /// It makes (or finds) the live store of each type now; nothing is read until
+    /// ``next(fileID:filePath:line:column:)``, ``replay(through:fileID:filePath:line:column:)``
+    /// or ``replayAll(fileID:filePath:line:column:)``.
     ///
     /// - Parameters:
     ///   - file: A file a `DispatchFileRecorder` wrote.
-    ///   - types: The state types to decode; a line of another type fails the replay.
+    ///   - types: The state types to decode; a recorded type neither given nor skipped
+    ///     fails the replay at its first line.
+    ///   - skipped: The names of recorded types to skip on purpose: their steps are
+    ///     returned, marked ``Step/isSkipped``, not decoded, not dispatched.
+    ///   - dispatcher: Where to replay; by default the current one.
     ///   - maximumLineLength: The longest line read, in bytes (16 MiB by default): past
     ///     it the replay fails, rather than read a file that is not a recording into memory.
     ///   - reporter: Where failures go; by default Swift Testing or XCTest, whichever runs
@@ -144,6 +198,8 @@ public final class DispatchReplay {
     public init(
         contentsOf file: URL,
         decoding types: [ReplayedType],
+        skipping skipped: Set<String> = [],
+        into dispatcher: Dispatcher = .current,
         maximumLineLength: Int = 16 << 20,
         reportingTo reporter: IssueReporter = .automatic
     ) {
@@ -152,70 +208,91 @@ public final class DispatchReplay {
             "DispatchReplay: two replayed types have one name. Give each the name it was recorded with, "
                 + ".state(_:named:).")
         self.file = file
-        self.types = Dictionary(uniqueKeysWithValues: types.map { ($0.name, $0) })
-        decoder.userInfo[RecordedLine.typesKey] = self.types
+        self.types = types
+        self.skipped = skipped
+        self.maximumLineLength = maximumLineLength
         self.reporter = reporter
         madeIn = TestIdentity.current
-        reader = LineReader(path: file.path, maximumLength: maximumLineLength)
+        player = DispatchFilePlayer(
+            contentsOf: file, types: types.map(\.played), skipping: skipped, into: dispatcher,
+            maximumLineLength: maximumLineLength)
     }
 
-    /// Dispatches the next recorded state into `dispatcher` and returns it; `nil` at the
-    /// end of the file, or at a line it cannot use (reported as a failure at this call).
+    /// Dispatches the next recorded state and returns its step; `nil` at the end of the
+    /// file, or at a line it cannot use (reported as a failure at this call). Before the
+    /// first step it restores the values the recording started from.
     ///
     /// ```swift
     /// while let step = replay.next() {
-    ///     print(step.line, step.state)
+    ///     print(step.line, step.typeName)
     /// }
     /// ```
     ///
     /// - Parameters:
-    ///   - dispatcher: Where to dispatch; by default the current one.
     ///   - fileID: Where a failure is reported; the caller's line by default.
     ///   - filePath: See `fileID`.
     ///   - line: See `fileID`.
     ///   - column: See `fileID`.
-    /// - Returns: The line replayed, or `nil` when there is none left.
+    /// - Returns: The step replayed, or `nil` when there is none left.
     @discardableResult
     public func next(
-        into dispatcher: Dispatcher = .current,
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,
         column: UInt = #column
     ) -> Step? {
-        guard !isDone else { return nil }
-        switch readStep() {
-        case .success((let step, let type)?):
-            Dispatcher.withCurrent(dispatcher) {
-                type.dispatch(step.state)
-            }
-            replayedCount += 1
-            return step
-        case .success(nil):
-            isDone = true
-            return nil
-        case .failure(let failure):
-            isDone = true
-            let message =
-                "\(file.lastPathComponent), \(failure.reason); \(replayedCount) state(s) before it were replayed"
-            self.failure = message
-            let location = CallLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-            reporter.fail(
-                message, at: location,
-                origin: TesterOrigin(test: madeIn, location: location, testerName: "DispatchReplay"))
-            return nil
+        let location = CallLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        return reporting(at: location) { () throws(DispatchRecordingError) -> Step? in
+            guard try player.upcoming() != nil else { return nil }
+            let before = reading.read()
+            guard let step = try player.next() else { return nil }
+            return Step(step, before: before, after: reading.read())
         }
     }
 
-    /// Dispatches every recorded state left, in order, into `dispatcher`; stops at a line
-    /// it cannot use (reported as a failure at this call).
+    /// Replays up to and including step `sequence` (the recording's numbering, from 1) and
+    /// returns it: the stores are then as the recorded app's were after it. The step before
+    /// the recording's first (step 0, or the one before the first a long recording kept)
+    /// is its start: the values restored, nothing dispatched, `nil` returned. A step not in
+    /// the recording (past its end, before its start, replayed already) fails.
+    ///
+    /// ```swift
+    /// let step = replay.replay(through: 2)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sequence: The step to stop after.
+    ///   - fileID: Where a failure is reported; the caller's line by default.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
+    /// - Returns: That step, or `nil` for the start or a failure.
+    @discardableResult
+    public func replay(
+        through sequence: UInt64,
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) -> Step? {
+        let location = CallLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        return reporting(at: location) { () throws(DispatchRecordingError) -> Step? in
+            var before: StoreValues?
+            guard let step = try player.play(through: sequence, beforeItsStep: { before = reading.read() }) else {
+                return nil
+            }
+            return Step(step, before: before ?? reading.read(), after: reading.read())
+        }
+    }
+
+    /// Dispatches every recorded state left, in order; stops at a line it cannot use
+    /// (reported as a failure at this call).
     ///
     /// ```swift
     /// replay.replayAll()
     /// ```
     ///
     /// - Parameters:
-    ///   - dispatcher: Where to dispatch; by default the current one.
     ///   - fileID: Where a failure is reported; the caller's line by default.
     ///   - filePath: See `fileID`.
     ///   - line: See `fileID`.
@@ -223,195 +300,124 @@ public final class DispatchReplay {
     /// - Returns: How many states this call dispatched.
     @discardableResult
     public func replayAll(
-        into dispatcher: Dispatcher = .current,
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,
         column: UInt = #column
     ) -> Int {
-        var count = 0
-        while next(into: dispatcher, fileID: fileID, filePath: filePath, line: line, column: column) != nil {
-            count += 1
+        let location = CallLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let before = player.playedCount
+        _ = reporting(at: location) { () throws(DispatchRecordingError) -> Int in try player.playAll() }
+        return player.playedCount - before
+    }
+
+    /// Writes a page that shows the whole recording (self-contained HTML: no network, no
+    /// install): the steps in order, filterable by type and searchable, each with its
+    /// state, what it changed and the stores' values after it, and the time since the step
+    /// before. It replays the file again, from its start, into stores of its own (a
+    /// dispatcher and an in-memory storage of its own), so it does not change the test's.
+    ///
+    /// ```swift
+    /// try replay.writeTimeline(to: URL(fileURLWithPath: "/tmp/timeline.html"))
+    /// ```
+    ///
+    /// A recording the replay cannot read to its end shows the steps before the line it
+    /// stops at, and why.
+    ///
+    /// - Parameter url: Where to write the page.
+    /// - Throws: The error of writing the file.
+    public func writeTimeline(to url: URL) throws {
+        try timelinePage().write(to: url, options: .atomic)
+    }
+
+    /// Writes the page of ``writeTimeline(to:)`` to a temporary file and attaches it to the
+    /// test that runs (a Swift Testing attachment, which `swift test --attachments-path DIR`
+    /// saves and Xcode shows); returns the file, whose path an XCTest test can print.
+    ///
+    /// ```swift
+    /// replay.attachTimeline()
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The attachment's name; by default the recording's, as `.html`.
+    ///   - fileID: Where the attachment (or a failure to write it) is recorded; the
+    ///     caller's line by default.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
+    /// - Returns: The page's file, or `nil` if it could not be written (reported as a
+    ///   failure).
+    @discardableResult
+    public func attachTimeline(
+        named name: String? = nil,
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) -> URL? {
+        let location = CallLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let pageName = name ?? file.deletingPathExtension().lastPathComponent + ".html"
+        let page = timelinePage()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "FluxCapacitor-timeline-\(UUID().uuidString)")
+        let url = folder.appendingPathComponent(pageName)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try page.write(to: url, options: .atomic)
+        } catch {
+            reporter.fail(
+                "could not write the timeline of \(file.lastPathComponent) to \(url.path): \(error)", at: location,
+                origin: TesterOrigin(test: madeIn, location: location, testerName: "DispatchReplay"))
+            return nil
         }
-        return count
+        if Test.current != nil {
+            Attachment.record([UInt8](page), named: pageName, sourceLocation: location.sourceLocation)
+        }
+        return url
     }
 
     /// The most bytes the reader held at once, for the tests of memory.
     var peakBufferedBytes: Int {
-        reader.peakBufferedBytes
+        player.peakBufferedBytes
     }
 
-    // MARK: Reading
+    // MARK: Reporting
 
-    private struct Failure: Error {
-        let reason: String
-    }
-
-    private struct Header: Decodable {
-        let format: String
-        let version: Int
-    }
-
-    /// A line of a recording, decoded in one pass: its fields, its type (looked up in the
-    /// replay's types, which the decoder's `userInfo` carries) and its state, as that type.
-    private struct RecordedLine: Decodable {
-        /// Why a line that is JSON did not decode.
-        enum Problem: Error {
-            case fields(any Error)
-            case unknownType(String)
-            case state(type: String, any Error)
-        }
-
-        private enum CodingKeys: String, CodingKey {
-            case seq, time, type, state
-        }
-
-        static let typesKey = CodingUserInfoKey(rawValue: "FluxCapacitorTesting.DispatchReplay.types")!
-
-        let seq: UInt64
-        let time: String
-        let typeName: String
-        let type: ReplayedType
-        let state: any DispatchState
-
-        init(from decoder: any Decoder) throws {
-            do {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                seq = try container.decode(UInt64.self, forKey: .seq)
-                time = try container.decode(String.self, forKey: .time)
-                typeName = try container.decode(String.self, forKey: .type)
-            } catch {
-                throw Problem.fields(error)
-            }
-            guard let type = (decoder.userInfo[Self.typesKey] as? [String: ReplayedType])?[typeName] else {
-                throw Problem.unknownType(typeName)
-            }
-            self.type = type
-            do {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                state = try type.decode(container.superDecoder(forKey: .state))
-            } catch {
-                throw Problem.state(type: typeName, error)
-            }
-        }
-    }
-
-    /// The next line as a step and its type, `nil` at the end, or why it cannot be used.
-    private func readStep() -> Result<(Step, ReplayedType)?, Failure> {
-        guard let read = reader.next() else {
-            if lineNumber == 0 {
-                return .failure(Failure(reason: "line 1: the file is empty, not a FluxCapacitor recording"))
-            }
-            return .success(nil)
-        }
-        lineNumber += 1
-        let data: Data
-        switch read {
-        case .line(let line):
-            data = line
-        case .truncated:
-            return .failure(
-                Failure(
-                    reason: "line \(lineNumber) is truncated: the file ends in the middle of it (the app stopped "
-                        + "while writing it)"))
-        case .tooLong:
-            return .failure(
-                Failure(
-                    reason: "line \(lineNumber) is longer than \(reader.maximumLength) bytes, the longest a replay "
-                        + "reads (maximumLineLength): not a line of a recording"))
-        case .failed(let reason):
-            return .failure(Failure(reason: "line \(lineNumber): \(reason)"))
-        }
-        if lineNumber == 1 {
-            guard let header = try? decoder.decode(Header.self, from: data),
-                header.format == "FluxCapacitor dispatch recording"
-            else {
-                return .failure(
-                    Failure(
-                        reason: "line 1 is not the header of a FluxCapacitor recording, so the file is not one a "
-                            + "DispatchFileRecorder wrote; it starts: \(Self.excerpt(data))"))
-            }
-            guard header.version == 1 else {
-                return .failure(
-                    Failure(reason: "line 1: version \(header.version) of the format; this replay reads version 1"))
-            }
-            return readStep()
-        }
-        return decodeStep(data)
-    }
-
-    private func decodeStep(_ data: Data) -> Result<(Step, ReplayedType)?, Failure> {
-        let line: RecordedLine
+    /// Runs `body`; a failure is reported at `location`, kept in ``failure``, and `nil`
+    /// returned.
+    private func reporting<Result>(
+        at location: CallLocation, _ body: () throws(DispatchRecordingError) -> Result?
+    ) -> Result? {
         do {
-            line = try decoder.decode(RecordedLine.self, from: data)
-        } catch RecordedLine.Problem.unknownType(let name) {
-            let known = types.keys.sorted().joined(separator: ", ")
-            return .failure(
-                Failure(
-                    reason: "line \(lineNumber): unknown state type '\(name)'; this replay decodes \(known). "
-                        + "A type renamed or moved since the recording has another default name: pass "
-                        + ".state(YourType.self, named: \"\(name)\")"))
-        } catch RecordedLine.Problem.state(let name, let error) {
-            return .failure(
-                Failure(
-                    reason: "line \(lineNumber): the \(name) state does not decode (a case or a field "
-                        + "renamed or changed since the recording?): \(Self.describe(error)); the line: "
-                        + Self.excerpt(data)))
-        } catch RecordedLine.Problem.fields(let error) {
-            return .failure(Failure(reason: "line \(lineNumber) is not a recorded dispatch: \(Self.describe(error))"))
+            return try body()
         } catch {
-            // Not JSON: the parser's error, before any field.
-            return .failure(Failure(reason: "line \(lineNumber) is not a recorded dispatch: \(Self.describe(error))"))
+            let message = "\(error); \(replayedCount) state(s) before it were replayed"
+            failure = message
+            reporter.fail(
+                message, at: location,
+                origin: TesterOrigin(test: madeIn, location: location, testerName: "DispatchReplay"))
+            return nil
         }
-        if let last = lastSequence, line.seq != last + 1 {
-            let reason =
-                line.seq > last
-                ? "dispatches \(last + 1) to \(line.seq - 1) were not recorded (the sequence jumps from \(last) to "
-                    + "\(line.seq): the recorder dropped them, falling behind or unable to encode or write them, "
-                    + "and reported it)"
-                : "the sequence goes back from \(last) to \(line.seq): not one recording"
-            return .failure(Failure(reason: "line \(lineNumber): \(reason)"))
-        }
-        guard let time = timeFormatter.date(from: line.time) else {
-            return .failure(Failure(reason: "line \(lineNumber): the time '\(line.time)' is not a UTC time"))
-        }
-        lastSequence = line.seq
-        let step = Step(line: lineNumber, sequence: line.seq, time: time, typeName: line.typeName, state: line.state)
-        return .success((step, line.type))
     }
 
-    /// The start of a line, for a message.
-    private static func excerpt(_ data: Data) -> String {
-        let text = String(decoding: data.prefix(160), as: UTF8.self)
-        return data.count > 160 ? "\(text)…" : text
-    }
-
-    /// What a decoder rejected, and where.
-    private static func describe(_ error: any Error) -> String {
-        func place(_ context: DecodingError.Context) -> String {
-            context.codingPath.isEmpty
-                ? "at the top level" : "at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
-        }
-        switch error {
-        case DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty:
-            // The parser's words differ between platforms; Darwin's are in the underlying error.
-            let words = context.underlyingError.map { "\($0.localizedDescription)" } ?? context.debugDescription
-            return "not valid JSON (\(words))"
-        case DecodingError.dataCorrupted(let context):
-            return "\(place(context)): \(context.debugDescription)"
-        case DecodingError.keyNotFound(let key, let context):
-            return "\(place(context)): no '\(key.stringValue)'"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            return "\(place(context)): \(context.debugDescription)"
-        default:
-            return "\(error)"
-        }
+    private func timelinePage() -> Data {
+        Timeline.page(
+            of: file, types: types.map(\.played), skipping: skipped, maximumLineLength: maximumLineLength)
     }
 }
 
-/// Dispatches a replayed state, as the recorded app's action did.
-private struct Replaying<State: DispatchState>: Actionable {
-    typealias DispatchStateType = State
+extension DispatchReplay.Step {
+    init(_ step: DispatchFilePlayer.Step, before: StoreValues, after: StoreValues) {
+        line = step.line
+        sequence = step.sequence
+        time = step.time
+        typeName = step.typeName
+        state = step.state
+        wasDropped = step.wasDropped
+        isSkipped = step.isSkipped
+        self.before = before
+        self.after = after
+    }
 }
 
 // A replay hands out the states it decoded, which need not be Sendable.

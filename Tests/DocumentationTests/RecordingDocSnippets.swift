@@ -1,7 +1,8 @@
-// The code samples of DispatchFileRecorder (Sources/FluxCapacitorPersistence), DispatchReplay
-// (Sources/FluxCapacitorTesting) and the article "Recording and Replaying", verbatim:
-// DocumentationSampleTests checks that each sample appears here (or in another
-// *Snippets.swift file). Edit the doc comment first, then copy the sample here.
+// The code samples of DispatchFileRecorder, DispatchFilePlayer and DispatchRecordingError
+// (Sources/FluxCapacitorPersistence), DispatchReplay (Sources/FluxCapacitorTesting) and the
+// article "Recording and Replaying", verbatim: DocumentationSampleTests checks that each
+// sample appears here (or in another *Snippets.swift file). Edit the doc comment first,
+// then copy the sample here. Samples that write to /tmp are compiled, not run.
 
 import FluxCapacitor
 import FluxCapacitorPersistence
@@ -14,20 +15,22 @@ import Testing
 let recording: URL = {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID().uuidString).jsonl")
     let dispatcher = Dispatcher()
-    let recorder = DispatchFileRecorder(
+    let store = Dispatcher.withCurrent(dispatcher) { FavoriteStore.instantiate() }
+    let recorder = try! DispatchFileRecorder(
         writingTo: file, recording: [.state(Dispatcher.Favorite.self, named: "Favorite")], dispatcher: dispatcher)
     Dispatcher.withCurrent(dispatcher) {
         FavoriteAction().invoke(.add(fluxCapacitor))
         FavoriteAction().invoke(.add(GitHub.Repository(name: "hoverboard")))
     }
     recorder.finish()
+    withExtendedLifetime(store) {}
     return file
 }()
 
 // MARK: - DispatchFileRecorder
 
-func recorderSample() {
-    let recorder = DispatchFileRecorder(
+func recorderSample() throws {
+    let recorder = try DispatchFileRecorder(
         writingTo: URL(fileURLWithPath: "/tmp/session.jsonl"),
         recording: [.state(Dispatcher.Favorite.self, named: "Favorite")],
         keepingAtMost: 5_000)
@@ -47,12 +50,60 @@ func recorderStatisticsSample(recorder: DispatchFileRecorder) {
     print("\(counts.recorded) recorded, \(counts.droppedWhileBehind) dropped")
 }
 
-func recorderInitSample() {
-    let recorder = DispatchFileRecorder(
+func recorderInitSample() throws {
+    let recorder = try DispatchFileRecorder(
         writingTo: URL(fileURLWithPath: "/tmp/session.jsonl"),
         recording: [.state(Dispatcher.Favorite.self)])
     recorder.flush()
     recorder.finish()
+}
+
+// MARK: - DispatchRecordingError
+
+func recordingErrorSample() throws {
+    let recorder = try DispatchFileRecorder(
+        writingTo: URL(fileURLWithPath: "/tmp/session.jsonl"),
+        recording: [.state(Dispatcher.Favorite.self, named: "Favorite")],
+        onError: { error in print(error) })
+    recorder.finish()
+}
+
+func recordingErrorInitSample() {
+    let error = DispatchRecordingError(
+        file: URL(fileURLWithPath: "/tmp/session.jsonl"), reason: "stopped")
+    print(error)
+}
+
+// MARK: - DispatchFilePlayer
+
+func playerSample() throws {
+    let player = DispatchFilePlayer(
+        contentsOf: URL(fileURLWithPath: "/tmp/session.jsonl"),
+        playing: [.state(Dispatcher.Favorite.self, named: "Favorite")])
+    try player.play(through: 12)  // the stores, as after step 12
+}
+
+func playerInitSample() throws {
+    let player = DispatchFilePlayer(
+        contentsOf: URL(fileURLWithPath: "/tmp/session.jsonl"),
+        playing: [.state(Dispatcher.Favorite.self, named: "Favorite")],
+        skipping: ["Analytics"])
+    while let step = try player.next() {
+        print(step.sequence, step.typeName)
+    }
+    let step = try player.play(through: 12)
+    print(step?.sequence ?? 0)
+    try player.playAll()
+}
+
+@Test(.isolatedDispatcher) func aPlayerPlaysTheRecordingIntoTheAppsStores() throws {
+    let store = FavoriteStore.instantiate()
+    let player = DispatchFilePlayer(
+        contentsOf: recording, playing: [.state(Dispatcher.Favorite.self, named: "Favorite")])
+    try player.play(through: 1)
+    #expect(store.favorites.value.count == 1)
+    try player.playAll()
+    #expect(store.favorites.value.count == 2)
 }
 
 // MARK: - DispatchReplay
@@ -71,9 +122,17 @@ func recorderInitSample() {
     let store = FavoriteStore.instantiate()
     let replay = DispatchReplay(contentsOf: recording, decoding: replayedTypesSample())
     while let step = replay.next() {
-        #expect(store.favorites.value.count <= 2, "after line \(step.line)")
+        print(step.sequence, step.changes)
     }
     #expect(store.favorites.value.count == 2)
+}
+
+@Test(.isolatedDispatcher) func straightToAStepSample() {
+    let replay = DispatchReplay(contentsOf: recording, decoding: replayedTypesSample())
+    let step = replay.replay(through: 2)
+    print(step?.values ?? "the start")
+    replay.attachTimeline()
+    #expect(step?.sequence == 2)
 }
 
 func replayedTypesSample() -> [DispatchReplay.ReplayedType] {
@@ -83,12 +142,13 @@ func replayedTypesSample() -> [DispatchReplay.ReplayedType] {
     return types
 }
 
-func replayInitSample() {
+func replayInitSample() throws {
     let replay = DispatchReplay(
         contentsOf: recording,
         decoding: [.state(Dispatcher.Favorite.self)]
     )
     while let step = replay.next() {
-        print(step.line, step.state)
+        print(step.line, step.typeName)
     }
+    try replay.writeTimeline(to: URL(fileURLWithPath: "/tmp/timeline.html"))
 }

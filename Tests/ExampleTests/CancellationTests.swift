@@ -4,12 +4,12 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import RepositorySearchKit
+@testable import repository_search
 
 /// Answers a search for `heldQuery`, or a fetch of the repositories of the user whose id
 /// is `heldQuery`, only once `release` is finished, and answers it even if the request was
 /// cancelled meanwhile (the worst case: a stale answer that does come back).
-private final class HeldSession: GitHubSession, @unchecked Sendable {
+final class HeldSession: GitHubSession, @unchecked Sendable {
     // Sendable: `lock` guards `asked`; the rest is immutable.
     private let lock = NSLock()
     private var asked: [String] = []

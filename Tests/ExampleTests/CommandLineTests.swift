@@ -1,8 +1,9 @@
 import FluxCapacitorTesting
 import Foundation
+import TestSupport
 import Testing
 
-@testable import RepositorySearchKit
+@testable import repository_search
 
 @Suite("The command line", .isolatedDispatcher)
 final class CommandLineTests {
@@ -16,10 +17,10 @@ final class CommandLineTests {
 
     private func run(_ arguments: [String], input: [String] = []) async -> (status: Int32, output: String) {
         let console = BufferConsole()
-        var lines = input[...]
+        let lines = Locked(input[...])
         let status = await RepositorySearch.run(
-            arguments: arguments + ["--storage", storage.path], environment: [:], input: { lines.popFirst() },
-            console: console)
+            arguments: arguments + ["--storage", storage.path], environment: [:],
+            input: { lines.withLock { $0.popFirst() } }, console: console)
         return (status, console.text)
     }
 
@@ -137,7 +138,8 @@ final class CommandLineTests {
         try Data().write(to: blocker)
         let (status, output) = await run(["--latency", "0", "--record", blocker.appendingPathComponent("s.jsonl").path])
         #expect(status == 0)
-        #expect(output.contains("warning: FluxCapacitor: could not write persisted 's.jsonl' (making the directory"))
+        #expect(output.contains("warning: FluxCapacitor recorder, s.jsonl: making the directory"))
+        #expect(!output.contains("persisted"), "in the recorder's words")
         #expect(output.contains("Recorded 0 dispatches to"))
         #expect(output.contains("[marge-no-repos's repositories — 0 / 0]"))
     }

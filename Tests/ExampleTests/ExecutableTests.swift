@@ -117,6 +117,28 @@ final class ExecutableTests {
         #expect(try favoriteURLs(in: favorites) == ["https://github.com/doc-brown/FluxCapacitor"])
     }
 
+    /// Issue 41: Ctrl-C while recording stops the search, finishes the recording and says
+    /// so, then ends the program as the signal would have; the recording replays to where
+    /// the user was (fetching off), not to a search in flight forever.
+    @Test func ctrlCWhileRecordingFinishesTheRecordingAndSaysSo() throws {
+        let recording = folder.appendingPathComponent("session.jsonl")
+        let program = try program(["--interactive", "--latency", "60000", "--record", recording.path])
+        program.send(["search mar"])
+        try #require(program.waitForOutput(containing: "… searching GitHub users"))
+        kill(program.process.processIdentifier, SIGINT)
+        let run = program.finish(closingInput: false)
+
+        #expect(run.reason == .uncaughtSignal)
+        #expect(run.status == SIGINT)
+        #expect(run.output.contains("Interrupted (Ctrl-C): stopping."))
+        let said = try #require(
+            run.output.firstMatch(of: /Recorded (\d+) dispatches to (.*) \(interrupted by Ctrl-C: finished\)\./))
+        #expect(String(said.2) == recording.path)
+        let last = try #require(try String(contentsOf: recording, encoding: .utf8).split(separator: "\n").last)
+        #expect(last.contains(#""seq":\#(said.1),"#))
+        #expect(last.contains(#""state":{"isUserFetching":{"_0":false}}"#), "the search stopped: \(last)")
+    }
+
     // MARK: 6. Smaller ones
 
     @Test func usageErrorsAndWarningsGoToStandardError() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import RepositorySearchKit
+@testable import repository_search
 
 @Suite("Decoding the fixtures")
 struct FixtureDecodingTests {

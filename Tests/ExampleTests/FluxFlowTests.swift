@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import RepositorySearchKit
+@testable import repository_search
 
 @Suite("Flux flows: action → store", .isolatedDispatcher, .inMemoryStorage)
 struct FluxFlowTests {

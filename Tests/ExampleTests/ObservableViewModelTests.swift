@@ -4,7 +4,7 @@ import Observation
 import TestSupport
 import Testing
 
-@testable import RepositorySearchKit
+@testable import repository_search
 
 /// What a SwiftUI view of the example would see: the `@Observable` view models read the
 /// stores directly, and a read in a `body` (here, in `withObservationTracking`) is told of

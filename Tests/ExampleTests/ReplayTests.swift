@@ -4,7 +4,7 @@ import FluxCapacitorTesting
 import Foundation
 import Testing
 
-@testable import RepositorySearchKit
+@testable import repository_search
 
 /// What the two stores hold: every value a screen reads. A request in flight is a side
 /// effect, not state: only whether there is one is compared.
@@ -71,8 +71,8 @@ final class ReplayTests {
         let replay: () -> (values: StoreValues, count: Int) = {
             let users: UserStore = Dispatcher.withCurrent(dispatcher) { UserStore.instantiate() }
             let repositories: RepositoryStore = Dispatcher.withCurrent(dispatcher) { RepositoryStore.instantiate() }
-            let replay = DispatchReplay(contentsOf: file, decoding: Self.types)
-            let count: Int = replay.replayAll(into: dispatcher)
+            let replay = DispatchReplay(contentsOf: file, decoding: Self.types, into: dispatcher)
+            let count: Int = replay.replayAll()
             return (StoreValues(users, repositories), count)
         }
         return Persistence.withDefaultStorage(storage, operation: replay)
@@ -111,6 +111,12 @@ final class ReplayTests {
         let fixture = try #require(Self.fixture)
         let replay = replayed(fixture)
         #expect(replay.count > 80)
+        // Its timeline, attached (`Scripts/check-timeline` opens it in a browser).
+        let page = try #require(
+            DispatchReplay(contentsOf: fixture, decoding: Self.types, into: Dispatcher())
+                .attachTimeline(named: "walkthrough-session.html"))
+        #expect(try String(contentsOf: page, encoding: .utf8).contains(#""types":["User","Repository"]"#))
+        try? FileManager.default.removeItem(at: page.deletingLastPathComponent())
 
         var expected = await recordWalkThrough(to: folder.appendingPathComponent("fresh.jsonl"))
         var actual = replay.values
@@ -129,9 +135,9 @@ final class ReplayTests {
         let dispatcher = Dispatcher()
         var queries: [String] = []
         var usersAdded: [String: Int] = [:]
-        let replay = DispatchReplay(contentsOf: fixture, decoding: Self.types)
+        let replay = DispatchReplay(contentsOf: fixture, decoding: Self.types, into: dispatcher)
         var query = ""
-        while let step = replay.next(into: dispatcher) {
+        while let step = replay.next() {
             switch step.state as? Dispatcher.User {
             case .lastSearchQuery(let text)? where !text.isEmpty:
                 query = text

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import RepositorySearchKit
+@testable import repository_search
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -2,7 +2,7 @@ import FluxCapacitorPersistence
 import Foundation
 import Testing
 
-@testable import RepositorySearchKit
+@testable import repository_search
 
 /// A session that answers with canned pages or errors, and records what it was asked.
 final class MockSession: GitHubSession, @unchecked Sendable {

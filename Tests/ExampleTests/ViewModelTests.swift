@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import RepositorySearchKit
+@testable import repository_search
 
 /// Collects a view model's events.
 final class Events: Sendable {

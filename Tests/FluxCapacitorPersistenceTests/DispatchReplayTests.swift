@@ -8,17 +8,35 @@ import Testing
 
 @Suite("Replaying a recording, and what it does with bad input", .isolatedDispatcher)
 struct DispatchReplayTests {
-    private static let header = #"{"format":"FluxCapacitor dispatch recording","version":1}"#
+    static func header(types: [String] = ["Tally"]) -> String {
+        #"{"format":"FluxCapacitor dispatch recording","version":2,"types":["#
+            + types.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
+    }
 
-    private static func line(_ sequence: Int, _ state: String, type: String = "Tally") -> String {
+    static func line(_ sequence: Int, _ state: String, type: String = "Tally") -> String {
         #"{"seq":\#(sequence),"time":"2026-11-26T05:36:16.123Z","type":"\#(type)","state":\#(state)}"#
     }
 
-    /// A file of the header and `lines`, each ending in a newline.
-    private func recording(_ lines: [String], in folder: TemporaryFolder) throws -> URL {
+    /// A checkpoint line of a `TallyStore` before step `sequence`.
+    static func start(_ sequence: Int, total: Int = 0, notes: String = "[]") -> String {
+        #"{"seq":\#(sequence),"time":"2026-11-26T05:36:16.120Z","type":"Tally","checkpoint":true,"#
+            + #""values":{"_total":\#(total),"_notes":\#(notes)}}"#
+    }
+
+    /// A file of the header (naming `types`), a start before `lines`' first step, and `lines`,
+    /// each ending in a newline.
+    static func recording(
+        _ lines: [String], types: [String] = ["Tally"], startingAt first: Int = 1, in folder: TemporaryFolder
+    ) throws -> URL {
         let file = folder.file("recording-\(UUID().uuidString).jsonl")
-        try Data(([Self.header] + lines).map { $0 + "\n" }.joined().utf8).write(to: file)
+        try Data(([header(types: types), start(first)] + lines).map { $0 + "\n" }.joined().utf8).write(to: file)
         return file
+    }
+
+    private func recording(
+        _ lines: [String], types: [String] = ["Tally"], startingAt first: Int = 1, in folder: TemporaryFolder
+    ) throws -> URL {
+        try Self.recording(lines, types: types, startingAt: first, in: folder)
     }
 
     private func replay(_ file: URL, _ failures: CollectedFailures, named name: String = "Tally") -> DispatchReplay {
@@ -33,14 +51,14 @@ struct DispatchReplayTests {
                 Self.line(7, #"{"add":{"_0":2}}"#), Self.line(8, #"{"note":{"_0":"hi"}}"#),
                 Self.line(9, #"{"add":{"_0":3}}"#),
             ],
-            in: folder)
+            startingAt: 7, in: folder)
         let store = TallyStore.instantiate()
         let failures = CollectedFailures()
         let replay = replay(file, failures)
         var totals: [Int] = []
         while let step = replay.next() {
             totals.append(store.total.value)
-            #expect(step.line == Int(step.sequence) - 5)
+            #expect(step.line == Int(step.sequence) - 4)
             #expect(step.typeName == "Tally")
             #expect(abs(step.time.timeIntervalSince1970 - 1_795_671_376.123) < 0.001)
         }
@@ -64,40 +82,69 @@ struct DispatchReplayTests {
         #expect(store.total.value == 5)
         #expect(
             failures.messages == [
-                "\(file.lastPathComponent), line 4 is truncated: the file ends in the middle of it (the app stopped "
+                "\(file.lastPathComponent), line 5 is truncated: the file ends in the middle of it (the app stopped "
                     + "while writing it); 2 state(s) before it were replayed"
             ])
     }
 
     @Test func aFailureIsAnIssueOfTheTestAtTheCallThatATestCanExpect() throws {
         let folder = try TemporaryFolder()
-        let file = try recording([Self.line(1, #"{"add":{"_0":2}}"#, type: "Renamed")], in: folder)
+        let file = try recording([Self.line(1, #"{"add":{"_0":2}}"#)], in: folder)
         withKnownIssue {
             let replay = DispatchReplay(contentsOf: file, decoding: [.state(Dispatcher.Tally.self, named: "Tally")])
-            replay.replayAll()
+            replay.replay(through: 5)
         } matching: { issue in
-            issue.comments.first?.rawValue.contains("line 2: unknown state type 'Renamed'") == true
+            issue.comments.first?.rawValue.contains("step 5 is past the end: the recording's last step is 1") == true
                 && issue.sourceLocation?.fileID.hasSuffix("DispatchReplayTests.swift") == true
         }
     }
 
-    @Test func anUnknownTypeNameFailsNamingTheTypesItKnowsAndHowToMapIt() throws {
+    @Test func aRecordedTypeNotGivenFailsAtTheHeaderNamingItAndHowToGiveOrSkipIt() throws {
         let folder = try TemporaryFolder()
         let file = try recording(
             [Self.line(1, #"{"add":{"_0":2}}"#), Self.line(2, #"{"ping":{}}"#, type: "MyApp.Dispatcher.Ping")],
-            in: folder)
+            types: ["Tally", "MyApp.Dispatcher.Ping"], in: folder)
         let store = TallyStore.instantiate()
         let failures = CollectedFailures()
         let replay = replay(file, failures)
         replay.replayAll()
-        #expect(store.total.value == 2)
+        #expect(store.total.value == 0)
         #expect(
             failures.messages == [
-                "\(file.lastPathComponent), line 3: unknown state type 'MyApp.Dispatcher.Ping'; this replay decodes "
-                    + "Tally. A type renamed or moved since the recording has another default name: pass "
-                    + ".state(YourType.self, named: \"MyApp.Dispatcher.Ping\"); 1 state(s) before it were replayed"
+                "\(file.lastPathComponent), line 1: the recording has states of type 'MyApp.Dispatcher.Ping', which "
+                    + "this replay was not given (it was given 'Tally'): give each, .state(YourState.self, named: "
+                    + "\"MyApp.Dispatcher.Ping\"), or skip it on purpose, skipping: [\"MyApp.Dispatcher.Ping\"]; 0 "
+                    + "state(s) before it were replayed"
             ])
         #expect(replay.failure == failures.messages.first)
+    }
+
+    @Test func aTypeSkippedOnPurposeIsReturnedMarkedAndNotDispatched() throws {
+        let folder = try TemporaryFolder()
+        let file = try recording(
+            [
+                Self.line(1, #"{"add":{"_0":2}}"#), Self.line(2, #"{"ping":{}}"#, type: "Ping"),
+                Self.line(3, #"{"add":{"_0":3}}"#),
+            ],
+            types: ["Tally", "Ping"], in: folder)
+        let store = TallyStore.instantiate()
+        let failures = CollectedFailures()
+        let replay = DispatchReplay(
+            contentsOf: file, decoding: [.state(Dispatcher.Tally.self, named: "Tally")], skipping: ["Ping"],
+            reportingTo: failures.reporter)
+        var skipped: [UInt64] = []
+        while let step = replay.next() {
+            if step.isSkipped {
+                skipped.append(step.sequence)
+                #expect(step.state == nil)
+                #expect(step.typeName == "Ping")
+                #expect(step.changes.isEmpty)
+            }
+        }
+        #expect(failures.messages.isEmpty)
+        #expect(skipped == [2])
+        #expect(store.total.value == 5)
+        #expect(replay.replayedCount == 2)
     }
 
     @Test func aChangedCaseFailsNamingTheLineAndShowingIt() throws {
@@ -106,7 +153,7 @@ struct DispatchReplayTests {
         let failures = CollectedFailures()
         #expect(replay(file, failures).replayAll() == 0)
         let message = try #require(failures.messages.first)
-        #expect(message.contains("line 2: the Tally state does not decode (a case or a field renamed or changed"))
+        #expect(message.contains("line 3: the Tally state does not decode (a case or a field renamed or changed"))
         #expect(message.contains("at state"))
         #expect(message.contains(#"the line: {"seq":1"#))
     }
@@ -116,7 +163,7 @@ struct DispatchReplayTests {
         let file = try recording([Self.line(1, #"{"add":{"_0":"two"}}"#)], in: folder)
         let failures = CollectedFailures()
         replay(file, failures).replayAll()
-        #expect(failures.messages.first?.contains("line 2: the Tally state does not decode") == true)
+        #expect(failures.messages.first?.contains("line 3: the Tally state does not decode") == true)
         #expect(failures.messages.first?.contains("at state.add._0") == true)
     }
 
@@ -139,7 +186,7 @@ struct DispatchReplayTests {
         let failures = CollectedFailures()
         #expect(replay(file, failures).replayAll() == 1)
         #expect(
-            failures.messages.first?.contains("line 3 is not a recorded dispatch: not valid JSON") == true,
+            failures.messages.first?.contains("line 4 is not a recorded dispatch: not valid JSON") == true,
             "\(failures.messages)")
     }
 
@@ -148,7 +195,7 @@ struct DispatchReplayTests {
         let file = try recording([Self.line(1, #"{"add":{"_0":2}}"#), Self.line(5, #"{"add":{"_0":3}}"#)], in: folder)
         let failures = CollectedFailures()
         #expect(replay(file, failures).replayAll() == 1)
-        #expect(failures.messages.first?.contains("line 3: dispatches 2 to 4 were not recorded") == true)
+        #expect(failures.messages.first?.contains("line 4: dispatches 2 to 4 were not recorded") == true)
     }
 
     @Test func anEmptyOrMissingFileFails() throws {
@@ -163,13 +210,24 @@ struct DispatchReplayTests {
         #expect(failures.messages.last?.contains("cannot open") == true)
     }
 
-    @Test func aLaterVersionOfTheFormatIsRefused() throws {
+    @Test(arguments: [1, 3])
+    func anotherVersionOfTheFormatIsRefusedSayingWhy(version: Int) throws {
         let folder = try TemporaryFolder()
-        let file = folder.file("future.jsonl")
-        try Data("{\"format\":\"FluxCapacitor dispatch recording\",\"version\":2}\n".utf8).write(to: file)
+        let file = folder.file("other.jsonl")
+        try Data(
+            (#"{"format":"FluxCapacitor dispatch recording","version":\#(version)}"# + "\n" + Self.line(1, "{}") + "\n")
+                .utf8
+        ).write(to: file)
         let failures = CollectedFailures()
         replay(file, failures).replayAll()
-        #expect(failures.messages.first?.contains("version 2 of the format; this replay reads version 1") == true)
+        let expected =
+            version == 1
+            ? "line 1: version 1 of the format, which does not record the values the stores started from, so a "
+                + "replay could end where the user never was; record the session again with this version (this "
+                + "replay reads version 2)"
+            : "line 1: version 3 of the format, which this version of FluxCapacitor does not read (this replay "
+                + "reads version 2)"
+        #expect(failures.messages == ["other.jsonl, \(expected); 0 state(s) before it were replayed"])
     }
 
     /// 100 MB of lines: stepping through its start reads a chunk at a time, not the file.
@@ -182,7 +240,7 @@ struct DispatchReplayTests {
             sequence += 1
             block.append(contentsOf: (Self.line(sequence, #"{"add":{"_0":1}}"#) + "\n").utf8)
         }
-        var contents = Data((Self.header + "\n").utf8)
+        var contents = Data((Self.header() + "\n" + Self.start(1) + "\n").utf8)
         contents.reserveCapacity(contents.count + 100 * block.count)
         for _ in 0..<100 {
             contents.append(block)
@@ -206,11 +264,11 @@ struct DispatchReplayTests {
     @Test func aHundredMegabyteLineFailsAtTheLineLimitWithoutReadingItAll() throws {
         let folder = try TemporaryFolder()
         let file = folder.file("one-line.jsonl")
-        try (Data((Self.header + "\n").utf8) + Data(repeating: UInt8(ascii: "x"), count: 100 << 20)).write(to: file)
+        try (Data((Self.header() + "\n").utf8) + Data(repeating: UInt8(ascii: "x"), count: 100 << 20)).write(to: file)
 
         let failures = CollectedFailures()
         let replay = DispatchReplay(
-            contentsOf: file, decoding: [.state(Dispatcher.Tally.self)], maximumLineLength: 1 << 20,
+            contentsOf: file, decoding: [.state(Dispatcher.Tally.self, named: "Tally")], maximumLineLength: 1 << 20,
             reportingTo: failures.reporter)
         #expect(replay.replayAll() == 0)
         #expect(

@@ -226,9 +226,9 @@ struct WaitingInsideADispatchTests {
         let onErrorReturned = DispatchSemaphore(value: 0)
         let dispatchedFromOnError = Locked(0)
         let box = Locked<DispatchFileRecorder?>(
-            DispatchFileRecorder(
+            try DispatchFileRecorder(
                 writingTo: folder.file("session.jsonl"), recording: [.state(Dispatcher.Tally.self)],
-                dispatcher: recorded, writeInterval: .seconds(3600),
+                dispatcher: recorded,
                 onError: { _ in
                     onErrorRuns.signal()
                     Dispatcher.withCurrent(dispatcher) {

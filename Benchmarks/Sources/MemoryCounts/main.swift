@@ -24,14 +24,18 @@ else {
 
 let runner = workload.makeRunner(contender)
 runner.prepare(count: workload.count)
+let mallocCount = workload.countsThisThreadOnly ? cbench_thread_malloc_count : cbench_malloc_count
 let bytesBefore = cbench_heap_bytes()
-let mallocsBefore = cbench_malloc_count()
+let mallocsBefore = mallocCount()
 if sizes {
     cbench_record_sizes()
 }
 runner.add(count: workload.count)
+let mallocs = mallocCount() - mallocsBefore
+// What a thread of the library's did beside this one (a recorder's writer) is finished
+// before the heap is read, so that only what stays is counted.
+runner.settle()
 let bytes = cbench_heap_bytes() - bytesBefore
-let mallocs = cbench_malloc_count() - mallocsBefore
 let recordedCount = cbench_recorded_count()
 print(Double(bytes) / Double(workload.count), Double(mallocs) / Double(workload.count))
 if sizes {

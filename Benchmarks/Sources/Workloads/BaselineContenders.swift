@@ -4,7 +4,7 @@ import Foundation
 /// The hand-written floor: what the same work costs in a final class holding the value and
 /// an array of closures, with no locks, no registry and no ordering guarantees.
 final class BaselineStore {
-    enum Action {
+    enum Action: Codable {
         case increment
     }
 
@@ -60,6 +60,38 @@ final class BaselineDispatch: Runner {
     }
 
     var checksum: Int { sink.total }
+}
+
+/// The hand-written floor of a recorded dispatch: the dispatch, then the state encoded with
+/// a `JSONEncoder` (as a recorder must encode it) and its line appended to a buffer under a
+/// lock, on the dispatching thread.
+final class BaselineRecordedDispatch: Runner {
+    private let store = BaselineStore()
+    private let sink = Sink()
+    private lazy var action = BaselineAction(store: store)
+    private let encoder = JSONEncoder()
+    private let lock = NSLock()
+    private var lines = Data()
+
+    init() {
+        let sink = self.sink
+        store.observe { sink.total &+= $0 }
+    }
+
+    func run(iterations: Int) {
+        let action = self.action
+        for _ in 0..<iterations {
+            action.invoke(.increment)
+            lock.lock()
+            if let line = try? encoder.encode(BaselineStore.Action.increment) {
+                lines.append(line)
+                lines.append(0x0A)
+            }
+            lock.unlock()
+        }
+    }
+
+    var checksum: Int { sink.total &+ lines.count }
 }
 
 final class BaselineSet: Runner {

@@ -42,8 +42,10 @@ struct CounterAction: Actionable {
 /// (`Dispatcher.observeDispatches`): the path every dispatch-log subscriber takes.
 ///
 /// With `recording`, a `DispatchFileRecorder` records `Dispatcher.Counter` to a temporary
-/// file: what is counted is the dispatching thread's share (callgrind counts inside
-/// `run(iterations:)`, on this thread); the recorder's queue encodes and writes.
+/// file, with a buffer that holds every state of the longest run, so that none is dropped
+/// (`settle()` stops the program if one was: the figure would be of drops). The recorder's
+/// queue encodes and writes beside the dispatching thread; `countsWholeProcess` workloads
+/// count it too.
 final class FluxDispatch: Runner {
     private let store = CounterStore.instantiate()
     private let action = CounterAction()
@@ -66,7 +68,13 @@ final class FluxDispatch: Runner {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "flux-benchmark-\(UUID().uuidString).jsonl")
             self.file = file
-            recorder = DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Counter.self)])
+            do {
+                recorder = try DispatchFileRecorder(
+                    writingTo: file, recording: [.state(Dispatcher.Counter.self)], bufferCapacity: 1 << 17)
+            } catch {
+                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                exit(1)
+            }
         }
     }
 
@@ -75,24 +83,30 @@ final class FluxDispatch: Runner {
         log?.clean()
         if let recorder, let file {
             recorder.finish()
-            let statistics = recorder.statistics
-            if statistics.droppedWhileBehind > 0 {
-                // The figure would be too low: a dropped state costs less than a recorded one.
-                FileHandle.standardError.write(
-                    Data("warning: the recorder fell behind: \(statistics.droppedWhileBehind) dropped\n".utf8))
-            }
             try? FileManager.default.removeItem(at: file)
         }
-    }
-
-    /// How many dispatches the recorder dropped, falling behind (0 without a recorder).
-    var droppedWhileBehind: Int {
-        recorder?.statistics.droppedWhileBehind ?? 0
     }
 
     func run(iterations: Int) {
         for _ in 0..<iterations {
             action.invoke(.increment)
+        }
+        dispatched += iterations
+    }
+
+    private var dispatched = 0
+
+    func settle() {
+        guard let recorder else { return }
+        recorder.flush()
+        let statistics = recorder.statistics
+        guard statistics.droppedWhileBehind == 0, statistics.recorded == dispatched else {
+            FileHandle.standardError.write(
+                Data(
+                    ("error: the recorder recorded \(statistics.recorded) of \(dispatched) dispatches "
+                        + "(\(statistics.droppedWhileBehind) dropped while behind): the figure would not be of recorded "
+                        + "dispatches\n").utf8))
+            exit(1)
         }
     }
 

@@ -107,6 +107,9 @@ enum LockRank: UInt8, Sendable {
     case striped
     /// A `DustBuster`'s bag of dusts (inserted into while the dust's striped mutex is held).
     case dustBuster
+    /// A recorder's tape (`DispatchTape`): the states waiting for its writer, appended to in
+    /// a dispatch (the dispatcher's mutex held) and taken by the writer; no other lock inside.
+    case tape
 
     /// How a failure names a lock of this rank.
     var name: String {
@@ -117,6 +120,7 @@ enum LockRank: UInt8, Sendable {
         case .valueCore: "a value core's lock"
         case .striped: "a striped mutex (a dust's or a mailbox's state)"
         case .dustBuster: "a DustBuster's lock"
+        case .tape: "a recorder's tape lock"
         }
     }
 

@@ -1,5 +1,6 @@
 // What FluxCapacitorPersistence needs of a value that no other code does: a way to read it
-// later without keeping a copy, and its last value when it goes.
+// later without keeping a copy, a read for a recorder's checkpoints, and its last value
+// when it goes.
 
 extension PrimitiveValue {
     /// Reads the value and its version as they are now, for FluxCapacitorPersistence: a
@@ -13,6 +14,17 @@ extension PrimitiveValue {
     /// - Returns: The reader.
     package func snapshotReader() -> @Sendable () -> (value: Element, version: UInt64)? {
         { [weak core] in core?.snapshot() }
+    }
+}
+
+extension PrimitiveValue {
+    /// The value and its version as they are now, for a recorder (FluxCapacitorPersistence)
+    /// that reads a store's values when it starts, when the store is made and at its
+    /// checkpoints: without taking part in Observation, and without the weak reference of
+    /// `snapshotReader()`, which would give the core a side table, and every later retain
+    /// and release of it (each set, in a dispatch) the slow path.
+    package func snapshot() -> (value: Element, version: UInt64) {
+        core.snapshot()
     }
 }
 

@@ -35,8 +35,11 @@ struct ValueDiff {
 
     /// Compares the dumps of `expected` and `actual`; `nil` when they dump the same.
     init?(expected: Any, actual: Any) {
-        let expected = ValueDump(of: expected)
-        let actual = ValueDump(of: actual)
+        self.init(ValueDump(of: expected), ValueDump(of: actual))
+    }
+
+    /// Compares two dumps; `nil` when they are the same.
+    init?(_ expected: ValueDump, _ actual: ValueDump) {
         guard expected != actual else {
             return nil
         }

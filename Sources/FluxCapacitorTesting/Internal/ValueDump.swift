@@ -42,6 +42,13 @@ indirect enum ValueDump: Equatable {
         self = Self.make(value, visiting: &visiting)
     }
 
+    /// A value made of named fields that is no Swift value of its own: a store's values,
+    /// `FavoriteStore(favorites: …)`, as a replay shows them.
+    init(named name: String, fields: [(label: String, node: ValueDump)]) {
+        self = .compound(
+            open: "\(name)(", children: fields.map { Child(label: $0.label, node: $0.node) }, close: ")", kind: .fields)
+    }
+
     /// The dump as lines, two spaces of indentation per level.
     var lines: [String] {
         lines(label: nil, indent: 0, comma: false)
@@ -255,9 +262,33 @@ private func caseName<Value>(of value: Value) -> String {
 private func enumCaseName<Value>(_ value: Value) -> UnsafePointer<CChar>?
 
 /// `type`'s name as the code that uses it spells it: without module names
-/// (`Dispatcher.Repository`, not `RepositorySearchKit.Dispatcher.Repository`) and, unless
-/// `keepingGenerics`, without generic arguments (`Result.success(42)`).
+/// (`Dispatcher.Repository`, not `MyApp.Dispatcher.Repository`) and, unless
+/// `keepingGenerics`, without generic arguments (`Result.success(42)`). Worked out once per
+/// type (a replay's timeline dumps a hundred thousand states of a few types).
 func typeName(_ type: Any.Type, keepingGenerics: Bool = false) -> String {
+    let key = TypeNames.Key(type: ObjectIdentifier(type), keepingGenerics: keepingGenerics)
+    if let name = TypeNames.lock.withLock({ TypeNames.names[key] }) {
+        return name
+    }
+    let name = makeTypeName(type, keepingGenerics: keepingGenerics)
+    TypeNames.lock.withLock { TypeNames.names[key] = name }
+    return name
+}
+
+/// The names `typeName` worked out.
+private enum TypeNames {
+    struct Key: Hashable {
+        let type: ObjectIdentifier
+        let keepingGenerics: Bool
+    }
+
+    // A leaf of the lock order (Internal/README.md): a dictionary access, nothing inside.
+    static let lock = NSLock()
+    // Guarded by `lock`.
+    nonisolated(unsafe) static var names: [Key: String] = [:]
+}
+
+private func makeTypeName(_ type: Any.Type, keepingGenerics: Bool) -> String {
     var name = String(reflecting: type)
     // Types declared inside functions: `Module.(unknown context at $1234abc).Local` reads
     // `Module.Local`, whose module the scan below removes.

@@ -1,5 +1,4 @@
 import Foundation
-import RepositorySearchKit
 
 // The example app of FluxCapacitor; see `RepositorySearch` and `--help`.
 exit(await RepositorySearch.main(arguments: Array(CommandLine.arguments.dropFirst())))

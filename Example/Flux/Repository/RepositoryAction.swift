@@ -43,6 +43,12 @@ struct RepositoryAction: Actionable, Sendable {
 
     private static let repositories = "repositories"
 
+    /// Cancels the request in flight, if any (its `onCancel` turns fetching off), keeping
+    /// what was fetched.
+    func cancelFetching() {
+        fetches.cancel(Self.repositories)
+    }
+
     private func fetchPage(userID: String, after cursor: String?, task: InFlightTask) async {
         // Cancelled, the request dispatches nothing more: `onCancel` turns the flag off.
         invoke(.isRepositoryFetching(true), unlessCancelled: task)

@@ -31,6 +31,8 @@ final class LineReader {
     private var buffer: [UInt8] = []
     /// Where the next line starts in `buffer`.
     private var start = 0
+    /// What a read fills, then copied to the end of `buffer`.
+    private var chunk: [UInt8] = []
     /// The most bytes `buffer` ever held, for the tests of memory.
     private(set) var peakBufferedBytes = 0
     private static let chunkSize = 65_536
@@ -58,8 +60,8 @@ final class LineReader {
         }
         var searched = start
         while true {
-            if let newline = buffer[searched...].firstIndex(of: 0x0A) {
-                let line = Data(buffer[start..<newline])
+            if let newline = Self.firstNewline(in: buffer, from: searched) {
+                let line = buffer.withUnsafeBufferPointer { Data(UnsafeBufferPointer(rebasing: $0[start..<newline])) }
                 start = newline + 1
                 return .line(line)
             }
@@ -81,32 +83,29 @@ final class LineReader {
                 searched -= start
                 start = 0
             }
-            let count = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: Self.chunkSize))
-            let read = buffer.withUnsafeMutableBytes { bytes in
-                systemRead(descriptor, bytes.baseAddress! + count, Self.chunkSize)
+            if chunk.isEmpty {
+                chunk = [UInt8](repeating: 0, count: Self.chunkSize)
             }
+            let read = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress!, Self.chunkSize) }
             if read < 0 {
-                if errno == EINTR {
-                    buffer.removeSubrange(count...)
-                    continue
-                }
+                if errno == EINTR { continue }
                 isAtEnd = true
                 return .failed("cannot read \(path): \(String(cString: strerror(errno)))")
             }
-            buffer.removeSubrange((count + read)...)
+            buffer.append(contentsOf: chunk[..<read])
             peakBufferedBytes = max(peakBufferedBytes, buffer.capacity)
             if read == 0 {
                 isAtEnd = true
             }
         }
     }
-}
 
-#if canImport(Darwin)
-private let systemRead = Darwin.read
-#elseif canImport(Musl)
-private let systemRead = Musl.read
-#else
-private let systemRead = Glibc.read
-#endif
+    /// Where the first newline at or after `offset` is in `bytes` (`memchr`).
+    private static func firstNewline(in bytes: [UInt8], from offset: Int) -> Int? {
+        guard offset < bytes.count else { return nil }
+        return bytes.withUnsafeBytes { buffer in
+            let base = buffer.baseAddress!
+            return memchr(base + offset, 0x0A, buffer.count - offset).map { UnsafeRawPointer($0) - base }
+        }
+    }
+}

@@ -1,7 +1,8 @@
 import FluxCapacitor
 
 /// The screens of the app and the moves between them: runs commands against the view
-/// models and says what to show.
+/// models and says what to show. On the main actor, as an app's navigation is.
+@MainActor
 final class Navigator {
     enum Screen: Equatable {
         case search, userRepositories, repository, favorites
@@ -52,6 +53,26 @@ final class Navigator {
         case .repository: Screens.repository(repository)
         case .favorites: Screens.favorites(favorites)
         }
+    }
+
+    /// Goes to the screen the stores show after a replay: the open repository, else the
+    /// selected user's repositories, else the search; `back` goes the way the session came.
+    func resume() {
+        history.removeAll()
+        screen = .search
+        if userRepositories.user != nil {
+            go(to: .userRepositories)
+        }
+        if repository.repository != nil {
+            go(to: .repository)
+        }
+    }
+
+    /// Cancels the requests in flight (Ctrl-C): nothing of them reaches the stores after
+    /// this returns, and fetching is off.
+    func cancelRequests() {
+        search.cancelSearch()
+        repositoryAction.cancelFetching()
     }
 
     /// Prints the current screen.

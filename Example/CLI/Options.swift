@@ -9,6 +9,8 @@ struct Options: Equatable {
     var storage: String?
     var resetFavorites = false
     var record: String?
+    var replay: String?
+    var step: UInt64?
 
     /// The stub's latencies, in milliseconds: up to a minute (more looks like a hang).
     static let latencyRange = 0...60_000
@@ -16,6 +18,7 @@ struct Options: Equatable {
     static let usage = """
         USAGE: repository-search [--interactive] [--live] [--latency MS] [--fail MODE] [--log]
                                  [--storage DIR] [--reset-favorites] [--record FILE]
+                                 [--replay FILE [--step N]]
 
         Searches GitHub users, lists a user's repositories page by page and keeps favorite
         repositories, through FluxCapacitor's Flux flow: view models ask actions, actions
@@ -45,8 +48,16 @@ struct Options: Equatable {
           --reset-favorites
                           forget the favorites kept from earlier runs
           --record FILE   write every dispatched state of the session to FILE, one
-                          JSON line each (the last 10,000), for a test to replay; a
-                          FILE already there is kept as FILE's name with .previous
+                          JSON line each (the last 10,000), with the values the stores
+                          started from, for --replay or a test to replay; a FILE
+                          already there is kept as FILE's name with .previous.
+                          Ctrl-C finishes the recording
+          --replay FILE   play a recorded session into this program's stores and show
+                          where it leaves them; with --interactive, go on from there
+                          (and --record records the rest). The favorites it shows are
+                          kept in memory, unless --storage says where
+          --step N        with --replay, stop after step N (0: where the session
+                          started)
           --help          show this help
 
         \(Command.helpText)
@@ -77,6 +88,16 @@ struct Options: Equatable {
                     throw CommandError("--record needs a file, like '--record session.jsonl'")
                 }
                 record = value
+            case "--replay":
+                guard let value = remaining.popFirst(), !value.isEmpty, !value.hasPrefix("--") else {
+                    throw CommandError("--replay needs a file, like '--replay session.jsonl'")
+                }
+                replay = value
+            case "--step":
+                guard let value = remaining.popFirst(), let number = UInt64(value) else {
+                    throw CommandError("--step needs the number of a step, like '--step 12'")
+                }
+                step = number
             case "--latency":
                 guard let value = remaining.popFirst(), let milliseconds = Int(value),
                     Self.latencyRange.contains(milliseconds)
@@ -98,6 +119,15 @@ struct Options: Equatable {
         }
         if live && (failure != nil || latency != nil) {
             throw CommandError("--fail and --latency apply to the stub, not to --live")
+        }
+        if step != nil && replay == nil {
+            throw CommandError("--step goes with --replay, like '--replay session.jsonl --step 12'")
+        }
+        if replay != nil && resetFavorites {
+            throw CommandError("--reset-favorites does not go with --replay, whose favorites are the recording's")
+        }
+        if let replay, replay == record {
+            throw CommandError("--record and --replay name one file: record to another")
         }
         if live {
             // The walk-through's steps are written for the stub's data.

@@ -3,12 +3,15 @@ import Foundation
 
 /// The scripted tour that `repository-search` runs by default: each step shows the action
 /// invoked, the states it dispatched (from the dispatcher's log) and the screen after it.
+/// Ctrl-C stops it after the step that runs.
+@MainActor
 struct Walkthrough {
     let session: any GitHubSession
     /// The session of the last step, which fails on purpose, and how.
     let failingSession: any GitHubSession
     let failure: StubSession.Failure
     let console: any Console
+    let interruption: Interruption
 
     private struct Step {
         let title: String
@@ -86,6 +89,10 @@ struct Walkthrough {
         for step in Self.steps {
             // The output cannot be written (a full disk): nobody would see the rest.
             guard console.failure == nil else { return 1 }
+            guard !interruption.isInterrupted else {
+                console.write("Interrupted (Ctrl-C): stopping.")
+                return 0
+            }
             if !step.title.isEmpty {
                 number += 1
                 console.write("")
@@ -124,7 +131,7 @@ struct Walkthrough {
     }
 
     /// A line of the dispatch log as the walk-through and `--log` show it.
-    static func logLine(_ line: String) -> String {
+    nonisolated static func logLine(_ line: String) -> String {
         "    · " + line.replacingOccurrences(of: "FluxCapacitor: ", with: "")
     }
 }

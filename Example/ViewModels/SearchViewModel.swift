@@ -49,6 +49,12 @@ final class SearchViewModel: Sendable {
         action.startFetchingUsers(withQuery: query.trimmingCharacters(in: .whitespaces), after: nil)
     }
 
+    /// Cancels the search in flight, if any: nothing of it reaches the store, and fetching
+    /// is off.
+    func cancelSearch() {
+        action.cancelSearch()
+    }
+
     /// Fetches the next page; `false` when there is none.
     func loadMore() async -> Bool {
         guard let pageInfo = store.lastPageInfo.value, pageInfo.hasNextPage, let cursor = pageInfo.endCursor else {

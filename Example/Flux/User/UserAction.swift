@@ -46,6 +46,11 @@ struct UserAction: Actionable, Sendable {
 
     private static let search = "search"
 
+    /// Cancels the search in flight, if any (its `onCancel` turns fetching off).
+    func cancelSearch() {
+        searches.cancel(Self.search)
+    }
+
     private func fetchPage(query: String, after cursor: String?, task: InFlightTask) async {
         // Cancelled, the search dispatches nothing more: `onCancel` turns the flag off.
         invoke(.isUserFetching(true), unlessCancelled: task)

@@ -15,9 +15,9 @@ enum SessionRecording {
     /// Starts recording the dispatches of the current dispatcher to `path`; problems go to
     /// `onError`, the run's warnings.
     static func start(
-        writingTo path: String, onError: @escaping @Sendable (PersistenceError) -> Void
-    ) -> DispatchFileRecorder {
-        DispatchFileRecorder(
+        writingTo path: String, onError: @escaping @Sendable (DispatchRecordingError) -> Void
+    ) throws(DispatchRecordingError) -> DispatchFileRecorder {
+        try DispatchFileRecorder(
             writingTo: URL(fileURLWithPath: path), recording: types, keepingAtMost: 10_000, onError: onError)
     }
 }
