@@ -52,6 +52,10 @@ final class PersistedSlot: @unchecked Sendable {
     private var pending: (@Sendable () throws -> Data)?
     /// Whose change `pending` writes.
     private var pendingSource: ObjectIdentifier?
+    /// Whose change a write took and has not read yet (it reads the value when it
+    /// encodes, and says so with `wrote(_:from:)`): an offer of that source's value meanwhile
+    /// is covered by that write, which will read it.
+    private var unreadSource: ObjectIdentifier?
     private var isScheduled = false
     /// How many changes the slot was given.
     private var changes: UInt64 = 0
@@ -120,6 +124,17 @@ final class PersistedSlot: @unchecked Sendable {
         }
     }
 
+    /// Records that a write is about to read `source`'s value: a change from now on is not
+    /// covered by it (call before reading, so that no change falls between the read and
+    /// this).
+    func willRead(from source: ObjectIdentifier) {
+        state.withLock {
+            if unreadSource == source {
+                unreadSource = nil
+            }
+        }
+    }
+
     /// Records that a write read `source`'s value at `version`: a later offer of that
     /// version (a flush's) is not a change.
     func wrote(_ version: UInt64, from source: ObjectIdentifier) {
@@ -139,7 +154,12 @@ final class PersistedSlot: @unchecked Sendable {
     ) {
         var replaced: (@Sendable () throws -> Data)?
         let mustSchedule: Bool = state.withLock {
-            guard let known = sources[source], let version = newVersion(known.version) else { return false }
+            guard let known = sources[source], let version = newVersion(known.version),
+                unreadSource != source || pending != nil
+            else {
+                // Nothing new, or a write took a change of this source and will read it.
+                return false
+            }
             if version != known.version {
                 sources[source] = (version, known.offer)
             }
@@ -265,6 +285,7 @@ final class PersistedSlot: @unchecked Sendable {
         state.withLock {
             isScheduled = false
             guard let encode = pending else { return nil }
+            unreadSource = pendingSource
             pending = nil
             pendingSource = nil
             let ticket = nextTicket

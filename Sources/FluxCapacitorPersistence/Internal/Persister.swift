@@ -81,6 +81,7 @@ final class TypedPersister<Element: Codable & Sendable>: Persister, @unchecked S
 
     override func makeWrite() -> @Sendable () throws -> Data {
         { [self] in
+            slot.willRead(from: ObjectIdentifier(self))
             let (value, version) = currentValue()
             slot.wrote(version, from: ObjectIdentifier(self))
             return try PersistedSlot.encoder.encode(value)
