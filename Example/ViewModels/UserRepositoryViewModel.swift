@@ -25,7 +25,11 @@ final class UserRepositoryViewModel: Sendable {
     }
 
     var user: GitHub.User? { userStore.selectedUser.value }
-    var repositories: [GitHub.Repository] { repositoryStore.repositories.value }
+    /// Read through Observation: a screen that shows them is drawn again when one comes,
+    /// goes or changes.
+    var repositories: [GitHub.Repository] {
+        repositoryStore.repositories.keys.value.compactMap { repositoryStore.repositories[$0] }
+    }
     var errorMessage: String? { repositoryStore.lastError.value?.description }
     var canLoadMore: Bool { repositoryStore.lastPageInfo.value?.hasNextPage == true }
     var favoriteIDs: Set<String> { Set(repositoryStore.favorites.value.map(\.id)) }

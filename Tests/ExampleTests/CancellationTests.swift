@@ -227,7 +227,7 @@ struct CancellationTests {
         released.finish()
         await request.finish()
         #expect(!store.isRepositoryFetching.value, "and still off when the cancelled request ended")
-        #expect(store.repositories.value.isEmpty)
+        #expect(store.repositories.elements.map(\.value).isEmpty)
         #expect(store.lastTask.value == nil)
         #expect(flags.reduced == [true, false])
     }
@@ -242,6 +242,6 @@ struct CancellationTests {
         action.clearRepositories(cancelling: store.lastTask.value)
         #expect(flags.reduced.isEmpty)
         #expect(!store.isRepositoryFetching.value)
-        #expect(store.repositories.value.isEmpty)
+        #expect(store.repositories.elements.map(\.value).isEmpty)
     }
 }

@@ -106,7 +106,7 @@ struct FluxFlowTests {
         let session = MockSession(repositories: [.success(page)])
         let store = RepositoryStore.instantiate()
         let tester = DispatchTester(of: Dispatcher.Repository.self)
-        let repositories = tester.track(store.repositories, named: "repositories")
+        let repositoryIDs = tester.track(store.repositories.keys, named: "repositories' ids")
 
         let request = RepositoryAction(session: session).fetchRepositories(withUserID: "id-marty", after: nil)
 
@@ -115,7 +115,7 @@ struct FluxFlowTests {
         await tester.receive(.lastError(nil))
         await tester.receive(.lastPageInfo(page.pageInfo))
         await tester.receive(.addRepositories(page.nodes))
-        await repositories.receive(page.nodes)
+        await repositoryIDs.receive(page.nodes.map(\.id))
         await tester.receive(.repositoryTotalCount(25))
         await tester.receive(.isRepositoryFetching(false))
         await request.finish()
@@ -143,7 +143,7 @@ struct FluxFlowTests {
         action.clearRepositories(cancelling: store.lastTask.value)
         await request.finish()
         #expect(store.lastTask.value == nil)
-        #expect(store.repositories.value.isEmpty)
+        #expect(store.repositories.elements.map(\.value).isEmpty)
         #expect(store.lastError.value == nil, "a cancelled request is not an error")
         #expect(!store.isRepositoryFetching.value)
     }

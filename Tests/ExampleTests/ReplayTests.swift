@@ -34,7 +34,7 @@ private struct StoreValues: Equatable {
         lastSearchQuery = users.lastSearchQuery.value
         userError = users.lastError.value
         isRepositoryFetching = repositories.isRepositoryFetching.value
-        self.repositories = repositories.repositories.value
+        self.repositories = repositories.repositories.elements.map(\.value)
         selectedRepository = repositories.selectedRepository.value
         repositoryPageInfo = repositories.lastPageInfo.value
         hasLastTask = repositories.lastTask.value != nil

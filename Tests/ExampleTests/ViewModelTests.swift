@@ -182,7 +182,7 @@ struct ViewModelTests {
         await quick.load()
         await stale.finish()
 
-        #expect(repositoryStore.repositories.value.map(\.name) == ["new"])
+        #expect(repositoryStore.repositories.elements.map(\.value).map(\.name) == ["new"])
         #expect(!repositoryStore.isRepositoryFetching.value)
         #expect(repositoryStore.lastError.value == nil)
         #expect(userStore.selectedUser.value?.login == "marty")

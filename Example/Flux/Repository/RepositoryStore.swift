@@ -8,8 +8,10 @@ final class RepositoryStore: Storable {
     let isRepositoryFetching: Constant<Bool>
     private let _isRepositoryFetching = Variable(false)
 
-    let repositories: Constant<[GitHub.Repository]>
-    private let _repositories = Variable<[GitHub.Repository]>([])
+    /// The user's repositories, in the order they were fetched: each one an observable value
+    /// of its own, so a row that shows one hears of that one only.
+    let repositories: ConstantDictionary<GitHub.Repository.ID, GitHub.Repository>
+    private let _repositories = VariableDictionary<GitHub.Repository.ID, GitHub.Repository>()
 
     let selectedRepository: Constant<GitHub.Repository?>
     private let _selectedRepository = Variable<GitHub.Repository?>(nil)
@@ -38,7 +40,7 @@ final class RepositoryStore: Storable {
 
     required init() {
         isRepositoryFetching = Constant(_isRepositoryFetching)
-        repositories = Constant(_repositories)
+        repositories = ConstantDictionary(_repositories)
         selectedRepository = Constant(_selectedRepository)
         lastPageInfo = Constant(_lastPageInfo)
         lastTask = Constant(_lastTask)
@@ -51,8 +53,8 @@ final class RepositoryStore: Storable {
     func reduce(with state: Dispatcher.Repository) {
         switch state {
         case .isRepositoryFetching(let value): _isRepositoryFetching.value = value
-        case .addRepositories(let value): _repositories.value.append(contentsOf: value)
-        case .removeAllRepositories: _repositories.value.removeAll()
+        case .addRepositories(let value): _repositories.append(contentsOf: value)
+        case .removeAllRepositories: _repositories.removeAll()
         case .selectedRepository(let value): _selectedRepository.value = value
         case .lastPageInfo(let value): _lastPageInfo.value = value
         case .lastTask(let value): _lastTask.value = value

@@ -66,3 +66,25 @@ final class LastValueHandingCore<Element: Sendable>: ValueCore<Element>, @unchec
         lastValue(storage.element, machine.version)
     }
 }
+
+extension PrimitiveDictionary where Trait == MutableTrait {
+    /// The elements in order and a version that grows with every insertion or removal,
+    /// for a recorder (FluxCapacitorPersistence) that writes down a store's values; not a
+    /// read for Observation.
+    package func snapshot() -> (elements: [(Key, Value)], version: UInt64) {
+        (storage.snapshot(), storage.keys.snapshot().version)
+    }
+
+    /// Replaces every element with `elements`, in their order, for a replay
+    /// (FluxCapacitorPersistence) that restores a recorded store: the keys that stay keep
+    /// their elements' observers, the others go or come.
+    package func replaceAll(with elements: [(Key, Value)]) {
+        let kept = Set(elements.map(\.0))
+        for key in storage.keys.read() where !kept.contains(key) {
+            storage.removeValue(forKey: key)
+        }
+        for (key, value) in elements {
+            storage.set(value, forKey: key)
+        }
+    }
+}

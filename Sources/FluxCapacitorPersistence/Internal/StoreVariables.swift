@@ -46,8 +46,9 @@ extension PrimitiveValue: StoreVariable where Trait == MutableTrait {
     }
 }
 
-/// The `Variable`s of a store, by property name: its stored properties and its
-/// superclasses', in declaration order, found with `Mirror`. `Constant`s are left out (each
+/// The `Variable`s (and `VariableDictionary`s) of a store, by property name: its stored
+/// properties and its superclasses', in declaration order, found with `Mirror`. `Constant`s
+/// are left out (each
 /// shares its value with a `Variable`, or is computed from others), and so are `Sink`s
 /// (events, not state) and everything else a store keeps outside a `Variable`, which a
 /// recording cannot see.
@@ -74,5 +75,68 @@ package enum StoreVariables {
     /// `Variable` behind a public `Constant` (`_favorites` is `favorites`).
     package static func displayName(_ label: String) -> String {
         label.hasPrefix("_") && label.count > 1 ? String(label.dropFirst()) : label
+    }
+}
+
+/// A dictionary's elements, in order, as a recording writes them down (keys and values
+/// alternating, as ``PrimitiveDictionary`` encodes itself).
+struct KeyedElements<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    var elements: [(Key, Value)]
+}
+
+extension KeyedElements: Encodable where Key: Encodable, Value: Encodable {
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for (key, value) in elements {
+            try container.encode(key)
+            try container.encode(value)
+        }
+    }
+}
+
+extension KeyedElements: Decodable where Key: Decodable, Value: Decodable {
+    init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        var elements: [(Key, Value)] = []
+        while !container.isAtEnd {
+            let key = try container.decode(Key.self)
+            elements.append((key, try container.decode(Value.self)))
+        }
+        self.elements = elements
+    }
+}
+
+extension PrimitiveDictionary: StoreVariable where Trait == MutableTrait {
+    package var currentValue: (value: any Sendable, version: UInt64)? {
+        let (elements, version) = snapshot()
+        return (KeyedElements(elements: elements), version)
+    }
+
+    package var elementTypeName: String {
+        "VariableDictionary<\(Key.self), \(Value.self)>"
+    }
+
+    package func decodeValue(from decoder: any Decoder) throws -> any Sendable {
+        guard let keyType = Key.self as? any Decodable.Type, let valueType = Value.self as? any Decodable.Type
+        else {
+            throw NotCodable()
+        }
+        func next<Element: Decodable>(_ type: Element.Type, from container: inout any UnkeyedDecodingContainer) throws
+            -> Element
+        {
+            try container.decode(type)
+        }
+        var container = try decoder.unkeyedContainer()
+        var elements: [(Key, Value)] = []
+        while !container.isAtEnd {
+            let key = try next(keyType, from: &container) as! Key
+            elements.append((key, try next(valueType, from: &container) as! Value))
+        }
+        return KeyedElements(elements: elements)
+    }
+
+    package func restore(_ value: any Sendable) {
+        // `decodeValue` or `currentValue` made it.
+        replaceAll(with: (value as! KeyedElements<Key, Value>).elements)
     }
 }
