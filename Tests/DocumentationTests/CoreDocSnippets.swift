@@ -491,7 +491,7 @@ func signalBufferingPolicySample(sink: Sink<Int>) {
 
 // MARK: - PrimitiveDictionary, VariableDictionary, ConstantDictionary
 
-struct Row: Identifiable, Codable, Sendable {
+nonisolated struct Row: Identifiable, Codable, Sendable {
     var id: Int
     var title: String
 }
@@ -525,8 +525,8 @@ final class RowsStore: Storable {
     }
 }
 
-func showTitle(_ title: String) {}
-func showCount(_ count: Int) {}
+nonisolated func showTitle(_ title: String) {}
+nonisolated func showCount(_ count: Int) {}
 
 func dictionaryObserveSample(dustBuster: DustBuster) {
     let store = RowsStore.instantiate()

@@ -329,7 +329,7 @@ struct ReadingStateGuideTests {
 
 // MARK: - BigState.md
 
-struct Message: Identifiable, Sendable {
+nonisolated struct Message: Identifiable, Sendable {
     let id: Int
     var subject: String
     var isRead = false
@@ -396,7 +396,7 @@ final class InboxStore: Storable {
     }
 }
 
-final class Badge: Sendable {
+nonisolated final class Badge: Sendable {
     func update(_ message: Message) {}
 }
 

@@ -82,8 +82,9 @@ struct ShelfAction: Actionable {
     }
 }
 
-/// Records the shelf's dispatches to `file`, as an app's "report a problem" switch does.
-func recordShelf(to file: URL) -> DispatchFileRecorder {
-    DispatchFileRecorder(
+/// Records the shelf's dispatches to `file`, as an app's "report a problem" switch does
+/// (it throws when another recorder records to that file).
+func recordShelf(to file: URL) throws -> DispatchFileRecorder {
+    try DispatchFileRecorder(
         writingTo: file, recording: [.state(Dispatcher.Shelf.self, named: "Shelf")], keepingAtMost: 100)
 }

@@ -52,8 +52,8 @@ struct ShelfTests {
         let file = FileManager.default.temporaryDirectory
             .appendingPathComponent("consumer-shelf-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: file) }
-        Persistence.withDefaultStorage(InMemoryStorage()) {
-            let recorder = recordShelf(to: file)
+        try Persistence.withDefaultStorage(InMemoryStorage()) {
+            let recorder = try recordShelf(to: file)
             let store = ShelfStore.instantiate()
             ShelfAction().add(dune)
             ShelfAction().add(emma)
