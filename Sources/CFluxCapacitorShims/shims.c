@@ -41,18 +41,28 @@ static struct cflux_parking_slot {
     uint64_t count;
 } cflux_parking[CFLUX_PARKING_SLOTS];
 
-static pthread_once_t cflux_parking_once = PTHREAD_ONCE_INIT;
-
-static void cflux_parking_init(void) {
-    for (int slot = 0; slot < CFLUX_PARKING_SLOTS; slot++) {
-        pthread_mutex_init(&cflux_parking[slot].mutex, NULL);
-        pthread_cond_init(&cflux_parking[slot].condition, NULL);
-        cflux_parking[slot].count = 0;
-    }
-}
+/// 0 until the slots are initialized, 1 while one thread does it, 2 after. (Not
+/// `pthread_once`, nor static initializers, which the stand-in Apple SDK of
+/// `Scripts/apple-check` does not declare; Darwin has both, and this works everywhere.)
+static _Atomic(int) cflux_parking_state;
 
 static struct cflux_parking_slot *cflux_parking_slot(const void *core) {
-    pthread_once(&cflux_parking_once, cflux_parking_init);
+    if (atomic_load_explicit(&cflux_parking_state, memory_order_acquire) != 2) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong_explicit(
+                &cflux_parking_state, &expected, 1, memory_order_acquire, memory_order_acquire)) {
+            for (int slot = 0; slot < CFLUX_PARKING_SLOTS; slot++) {
+                pthread_mutex_init(&cflux_parking[slot].mutex, NULL);
+                pthread_cond_init(&cflux_parking[slot].condition, NULL);
+                cflux_parking[slot].count = 0;
+            }
+            atomic_store_explicit(&cflux_parking_state, 2, memory_order_release);
+        } else {
+            while (atomic_load_explicit(&cflux_parking_state, memory_order_acquire) != 2) {
+                sched_yield();
+            }
+        }
+    }
     return &cflux_parking[((uintptr_t)core >> 4) % CFLUX_PARKING_SLOTS];
 }
 
@@ -83,7 +93,9 @@ void cflux_unpark_all(const void *core) {
 
 #define CFLUX_WAITS_MAX 256
 
-static pthread_mutex_t cflux_waits_lock = PTHREAD_MUTEX_INITIALIZER;
+/// A `cflux_mutex`, which zeroed memory is an unlocked one of on Linux and on Apple
+/// platforms (`OS_UNFAIR_LOCK_INIT` is 0).
+static cflux_mutex cflux_waits_lock;
 static struct {
     uintptr_t waiter;
     uintptr_t drainer;
@@ -91,7 +103,7 @@ static struct {
 static int cflux_waits_count;
 
 bool cflux_waits_add(uintptr_t waiter, uintptr_t drainer) {
-    pthread_mutex_lock(&cflux_waits_lock);
+    cflux_mutex_lock(&cflux_waits_lock);
     bool added = false;
     // Follow what `drainer` waits for, and what that one waits for, and so on: a chain
     // that comes back to `waiter` is a cycle. Each thread waits for one round at most, so
@@ -120,12 +132,12 @@ bool cflux_waits_add(uintptr_t waiter, uintptr_t drainer) {
         added = true;
     }
 done:
-    pthread_mutex_unlock(&cflux_waits_lock);
+    cflux_mutex_unlock(&cflux_waits_lock);
     return added;
 }
 
 void cflux_waits_remove(uintptr_t waiter) {
-    pthread_mutex_lock(&cflux_waits_lock);
+    cflux_mutex_lock(&cflux_waits_lock);
     for (int index = 0; index < cflux_waits_count; index++) {
         if (cflux_waits[index].waiter == waiter) {
             cflux_waits[index] = cflux_waits[cflux_waits_count - 1];
@@ -133,7 +145,7 @@ void cflux_waits_remove(uintptr_t waiter) {
             break;
         }
     }
-    pthread_mutex_unlock(&cflux_waits_lock);
+    cflux_mutex_unlock(&cflux_waits_lock);
 }
 
 #define CFLUX_HELD_LOCKS_MAX 64
@@ -181,7 +193,8 @@ void cflux_held_locks_remove(uintptr_t lock) {
 /// pair (outer, inner) once seen. Small: a test run has a few hundred dispatchers that
 /// nest, and a dispatcher that goes forgets its pairs.
 #define CFLUX_ORDER_PAIRS_MAX 4096
-static pthread_mutex_t cflux_order_lock = PTHREAD_MUTEX_INITIALIZER;
+/// A zeroed `cflux_mutex`, as `cflux_waits_lock`.
+static cflux_mutex cflux_order_lock;
 static struct {
     uintptr_t outer;
     uintptr_t inner;
@@ -190,7 +203,7 @@ static int cflux_order_count;
 
 uintptr_t cflux_dispatcher_order_check(uintptr_t lock, uint8_t dispatcher_rank) {
     uintptr_t conflict = 0;
-    pthread_mutex_lock(&cflux_order_lock);
+    cflux_mutex_lock(&cflux_order_lock);
     for (int index = 0; index < cflux_held_locks.count && conflict == 0; index++) {
         uintptr_t held = cflux_held_locks.locks[index];
         if (cflux_held_locks.ranks[index] != dispatcher_rank || held == lock) {
@@ -212,12 +225,12 @@ uintptr_t cflux_dispatcher_order_check(uintptr_t lock, uint8_t dispatcher_rank) 
             cflux_order_count++;
         }
     }
-    pthread_mutex_unlock(&cflux_order_lock);
+    cflux_mutex_unlock(&cflux_order_lock);
     return conflict;
 }
 
 void cflux_dispatcher_order_forget(uintptr_t lock) {
-    pthread_mutex_lock(&cflux_order_lock);
+    cflux_mutex_lock(&cflux_order_lock);
     int kept = 0;
     for (int pair = 0; pair < cflux_order_count; pair++) {
         if (cflux_order_pairs[pair].outer != lock && cflux_order_pairs[pair].inner != lock) {
@@ -225,7 +238,7 @@ void cflux_dispatcher_order_forget(uintptr_t lock) {
         }
     }
     cflux_order_count = kept;
-    pthread_mutex_unlock(&cflux_order_lock);
+    cflux_mutex_unlock(&cflux_order_lock);
 }
 
 #if defined(__linux__)

@@ -44,6 +44,7 @@ struct WaitingItsTurnTests {
         }
     }
 
+    #if os(macOS) || os(Linux)  // exit tests: not on iOS, tvOS, watchOS, visionOS
     /// Two threads whose observers set each other's values: each waits for the other's
     /// round, which the library sees (a cycle of waits) and breaks by handing the last
     /// value over. Every value is seen once, in order; nothing deadlocks (a child process
@@ -112,8 +113,10 @@ struct WaitingItsTurnTests {
             reduceMeetsARoundWhoseObserverDispatches(on: .shared)
         }
     }
+    #endif
 }
 
+#if os(macOS) || os(Linux)
 private func reduceMeetsARoundWhoseObserverDispatches(on dispatcher: Dispatcher) {
     exitIfStuckFor(seconds: 120)
     Dispatcher.withCurrent(dispatcher) {
@@ -142,6 +145,7 @@ private func reduceMeetsARoundWhoseObserverDispatches(on dispatcher: Dispatcher)
         precondition(shared.value == 2)
     }
 }
+#endif
 
 /// The index a thread of `onThreads` runs as, for the observer to read on its thread.
 private final class ThreadIndex: @unchecked Sendable {
@@ -158,6 +162,7 @@ private final class ThreadIndex: @unchecked Sendable {
     }
 }
 
+#if os(macOS) || os(Linux)
 /// Ends the (child) process with a message if it is still running after `seconds`: a
 /// deadlock fails the exit test instead of hanging it.
 private func exitIfStuckFor(seconds: Int) {
@@ -166,3 +171,4 @@ private func exitIfStuckFor(seconds: Int) {
         exit(3)
     }
 }
+#endif
