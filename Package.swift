@@ -82,13 +82,28 @@ let package = Package(
         ),
         // Test bookkeeping shared by the test targets (a lock-guarded value, polling).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // The stores, actions and threads that the tests of several products share (a
+        // counter, a shelf of books, recorded states).
+        .target(
+            name: "FluxTestFixtures",
+            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport"],
+            path: "Tests/FluxTestFixtures"),
         .testTarget(
             name: "FluxCapacitorTests",
-            dependencies: ["FluxCapacitor", "FluxCapacitorTesting", "TestSupport"]
+            dependencies: ["FluxCapacitor", "FluxCapacitorTesting", "TestSupport", "FluxTestFixtures"]
+        ),
+        // One test target per product: DispatchTester, the recorders, DispatchReplay.
+        .testTarget(
+            name: "FluxCapacitorTestingTests",
+            dependencies: [
+                "FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport", "FluxTestFixtures",
+            ]
         ),
         .testTarget(
             name: "FluxCapacitorPersistenceTests",
-            dependencies: ["FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport"]
+            dependencies: [
+                "FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting", "TestSupport", "FluxTestFixtures",
+            ]
         ),
         // A program the recorder's tests run as a child process (to kill it, to give it a
         // full disk), found beside the test binary (`swift test` builds every target).

@@ -46,7 +46,7 @@ public final class InFlightTasks<ID: Hashable> {
     // `running` is guarded by `table.mutex` (``LockRank/inFlightTasks``: a task's striped
     // mutex is taken under it, to mark the task cancelled; nothing calls out with it held
     // but the ids' `Hashable`). Ids are hashed and compared only here, in the caller's
-    // calls (Internal/InFlightTable.swift says why).
+    // calls (Internal/WorkInFlight/InFlightTable.swift says why).
     private let table = InFlightTable()
     private var running: [ID: InFlightSlot] = [:]
 
