@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 // MARK: Dispatcher scopes
 
@@ -338,6 +339,20 @@ static inline uintptr_t cflux_word_load_relaxed(const uintptr_t *_Nonnull word) 
 /// A relaxed atomic store to a word that Swift allocated.
 static inline void cflux_word_store_relaxed(uintptr_t *_Nonnull word, uintptr_t value) {
     __atomic_store_n(word, value, __ATOMIC_RELAXED);
+}
+
+// MARK: The dispatch tape's clock
+
+/// Seconds since 1970, UTC (`CLOCK_REALTIME`): the time of a recorded dispatch. Inline, so
+/// that a recorded dispatch makes no call of its own to read it (a Swift function of the
+/// library was a call, and kept the recorded dispatch over its budget: the row
+/// `dispatchRecorderOn` of `Benchmarks/instructions`). In C because Swift does not import Apple's `CLOCK_REALTIME`, a
+/// `#define` naming the enumerator `_CLOCK_REALTIME` of `clockid_t` (swift's
+/// ImportMacro.cpp: "FIXME: If the identifier refers to a declaration, alias it?").
+static inline double cflux_realtime_seconds(void) {
+    struct timespec time;
+    clock_gettime(CLOCK_REALTIME, &time);
+    return (double)time.tv_sec + (double)time.tv_nsec / 1000000000.0;
 }
 
 // MARK: Swift runtime entry points

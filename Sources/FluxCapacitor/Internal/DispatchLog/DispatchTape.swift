@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+public import CFluxCapacitorShims  // `now()` is inlinable (the module is public in Dispatcher+Current.swift too).
 
 /// What a `DispatchFileRecorder` (FluxCapacitorPersistence) hears of a dispatcher: a
 /// narrower hook than the dispatch log (``Dispatcher/observeDispatches(_:)``), and the
@@ -180,20 +174,10 @@ package final class DispatchTape: @unchecked Sendable {
         listener?.didMake(store, before: dispatching.sequence &+ 1)
     }
 
-    /// Seconds since 1970, UTC.
-    @usableFromInline
+    /// Seconds since 1970, UTC (inline C: `cflux_realtime_seconds`).
+    @inlinable
     package static func now() -> Double {
-        var time = timespec()
-        #if canImport(Darwin)
-        // Apple's <time.h> declares the clock as `_CLOCK_REALTIME`, an enumerator of
-        // `clockid_t`, and names it `CLOCK_REALTIME` with a `#define` of one identifier,
-        // which Swift does not import (swift's ImportMacro.cpp: "FIXME: If the identifier
-        // refers to a declaration, alias it?").
-        clock_gettime(_CLOCK_REALTIME, &time)
-        #else
-        clock_gettime(CLOCK_REALTIME, &time)
-        #endif
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1_000_000_000
+        cflux_realtime_seconds()
     }
 
     // MARK: The listener
