@@ -1,5 +1,5 @@
-public import FluxCapacitor
-public import Foundation
+import FluxCapacitor
+import Foundation
 public import TestSupport
 
 /// Runs `body(index)` on `count` new threads that start together, and waits for all of
