@@ -61,7 +61,8 @@ let package = Package(
         // fails when this list and the header's `MARK:` lines differ): Dispatcher scopes;
         // The shared dispatcher; A mutex that knows its owner; Waiting for a round; The
         // calling thread's dispatches; A value core's lock and round word; Lock order
-        // (internal checks only); The store registry's words; Swift runtime entry points.
+        // (internal checks only); The store registry's words; The dispatch tape's clock; Swift
+        // runtime entry points.
         .target(name: "CFluxCapacitorShims"),
         .target(name: "FluxCapacitorPersistence", dependencies: ["FluxCapacitor"]),
         // Depends on FluxCapacitorPersistence for DispatchReplay, which plays a recording with

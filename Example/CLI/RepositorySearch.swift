@@ -143,7 +143,7 @@ struct Run {
         }
         defer {
             if let recorder, let path = options.record {
-                recorder.finish()
+                recorder.stop()
                 let count = recorder.statistics.recorded
                 let interrupted = interruption.isInterrupted ? " (interrupted by Ctrl-C: finished)" : ""
                 console.write("Recorded \(count) dispatch\(count == 1 ? "" : "es") to \(path)\(interrupted).")

@@ -329,6 +329,12 @@ public final class Dispatcher: @unchecked Sendable {
     ///     .cleaned(by: dustBuster)
     /// ```
     ///
+    /// The other ways of watching dispatches are each made for one purpose; reach for
+    /// them first. In a test, `DispatchTester` asserts what was dispatched and
+    /// `DispatchRecorder` collects it (FluxCapacitorTesting); in an app,
+    /// `DispatchFileRecorder` writes a session to a file that replays
+    /// (FluxCapacitorPersistence).
+    ///
     /// - Parameter handler: Called with each ``DispatchEvent``.
     /// - Returns: A ``Dust`` that ends the subscription.
     @preconcurrency

@@ -38,7 +38,7 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
 
     /// Where the task's work is. (Whether it is cancelled is the dust's cleaned state.)
     private enum Phase {
-        /// Made; its work has not begun. `waiting`: the `finish()`es waiting for it to
+        /// Made; its work has not begun. `waiting`: the `waitUntilDone()`s waiting for it to
         /// begin (a task started inside an `onCancel` begins once that returns).
         case starting(waiting: [UnsafeContinuation<Void, Never>])
         /// Its work runs in this Swift task.
@@ -94,9 +94,9 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
     /// Waits until the work has returned, cancelled or not.
     ///
     /// ```swift
-    /// await pager.showRepositories(ofUser: "marty")?.finish()
+    /// await pager.showRepositories(ofUser: "marty")?.waitUntilDone()
     /// ```
-    public func finish() async {
+    public func waitUntilDone() async {
         while true {
             let begun: Task<Void, Never>? = withPhase {
                 switch $0 {

@@ -15,10 +15,10 @@ public import Foundation
 ///     recording: [.state(Dispatcher.Favorite.self, named: "Favorite")],
 ///     keepingAtMost: 5_000)
 /// // … the app runs …
-/// recorder.finish()  // or let it go: it finishes when it goes away
+/// recorder.stop()  // or let it go: it stops when it goes away
 /// ```
 ///
-/// (Let go of inside a dispatch, it finishes on its own queue, soon after.) It throws only
+/// (Let go of inside a dispatch, it stops on its own queue, soon after.) It throws only
 /// when another recorder, in this process or another, records to the same file.
 ///
 /// **Where the session started.** The file starts with the values of the recorded types'
@@ -246,7 +246,7 @@ public final class DispatchFileRecorder: Sendable {
         // Let go of inside a dispatch (a reduce, an observer, a dispatch-log handler), this
         // thread holds a dispatcher's mutex: the recorder's queue finishes the file later,
         // and nothing here waits (see RecordingCore's "Waits"). What was heard is still
-        // written, unless the process ends first: call `flush()` or `finish()` before it
+        // written, unless the process ends first: call `flush()` or `stop()` before it
         // exits.
         core.finish(waiting: !Dispatcher.isDispatchingOnThisThread)
     }
@@ -280,9 +280,12 @@ public final class DispatchFileRecorder: Sendable {
     /// calling it again does nothing.
     ///
     /// ```swift
-    /// recorder.finish()
+    /// recorder.stop()
     /// ```
-    public func finish() {
+    ///
+    /// Every recorder stops with `stop()`, as `DispatchRecorder` and `ValueRecorder` of
+    /// FluxCapacitorTesting do.
+    public func stop() {
         subscription.clean()
         core.finish(waiting: true)
     }

@@ -20,7 +20,7 @@ public import FluxCapacitor
 ///
 /// A recorder hears every dispatch once, whether or not a live store received it, so an
 /// action can be tested with no store at all. It records from its creation until
-/// ``finish()`` or until it goes away. Read it from the task that made it.
+/// ``stop()`` or until it goes away. Read it from the task that made it.
 public final class DispatchRecorder {
     /// One recorded dispatch.
     public struct Entry {
@@ -30,8 +30,23 @@ public final class DispatchRecorder {
         /// The store type the state is for.
         public let storeType: any Storable.Type
 
-        /// Whether a live store reduced it (`false`: it was dropped).
-        public let wasReceived: Bool
+        /// ``/FluxCapacitor/DispatchEvent/Phase/didReduce`` when a live store reduced the
+        /// state, ``/FluxCapacitor/DispatchEvent/Phase/droppedWithoutStore`` when none was
+        /// there: what the dispatch log's last event of the dispatch said.
+        ///
+        /// ```swift
+        /// let dropped = recorder.entries.filter { $0.phase == .droppedWithoutStore }
+        /// ```
+        public let phase: DispatchEvent.Phase
+
+        /// Whether a live store reduced it.
+        ///
+        /// Deprecated: a dispatch that reached no store is said one way, its ``phase``, as
+        /// a ``/FluxCapacitor/DispatchEvent`` says it.
+        @available(
+            *, deprecated, message: "compare phase with .droppedWithoutStore: `entry.phase != .droppedWithoutStore`"
+        )
+        public var wasReceived: Bool { phase != .droppedWithoutStore }
     }
 
     let storage = RecordingBuffer<Entry>()
@@ -44,8 +59,7 @@ public final class DispatchRecorder {
         let storage = self.storage
         subscription = dispatcher.observeDispatches { event in
             guard event.phase != .willReduce else { return }
-            storage.append(
-                Entry(state: event.state, storeType: event.storeType, wasReceived: event.phase != .droppedWithoutStore))
+            storage.append(Entry(state: event.state, storeType: event.storeType, phase: event.phase))
         }
     }
 
@@ -71,22 +85,14 @@ public final class DispatchRecorder {
         storage.removeAll()
     }
 
-    /// Stops recording. What was recorded stays readable.
+    /// Stops recording. What was recorded stays readable. Every recorder stops with
+    /// `stop()`, and so does a `DispatchFileRecorder`.
     ///
     /// ```swift
-    /// recorder.finish()
+    /// recorder.stop()
     /// ```
-    ///
-    /// The testing product's helpers end with `finish()`: a recorder stops recording, and a
-    /// ``DispatchTester`` also checks that every recorded change was asserted.
-    public func finish() {
-        subscription.clean()
-    }
-
-    /// Stops recording: the name this had before 1.0, kept for source compatibility.
-    @available(*, deprecated, renamed: "finish()")
     public func stop() {
-        finish()
+        subscription.clean()
     }
 }
 

@@ -3,7 +3,7 @@ public import FluxCapacitor
 /// Tests an action exhaustively: the test states, in order, each state it expects to be
 /// dispatched, and the tester checks each against what was dispatched, waiting for it
 /// when the action is asynchronous. A dispatch left unasserted fails the test when the
-/// tester finishes, naming it; a dispatch other than the one expected fails with a
+/// tester ends, naming it; a dispatch other than the one expected fails with a
 /// line-by-line diff (`−` expected, `+` actual).
 ///
 /// ```swift
@@ -16,7 +16,7 @@ public import FluxCapacitor
 ///     await tester.receive(.isRepositoryFetching(true))
 ///     await tester.receive(.addRepositories([fluxCapacitor]))
 ///     await tester.receive(.isRepositoryFetching(false))
-/// }  // the tester finishes here: nothing else may have been dispatched
+/// }  // the tester ends here: nothing else may have been dispatched
 /// ```
 ///
 /// **What it hears.** Every state dispatched through `dispatcher` (by default
@@ -28,10 +28,10 @@ public import FluxCapacitor
 /// **Values.** ``track(_:named:fileID:filePath:line:column:)`` adds a store's value:
 /// its changes must then be asserted too, in order, with ``TrackedValue/receive(_:timeout:isolation:fileID:filePath:line:column:)``.
 ///
-/// **The end.** The tester finishes when it goes away (at the end of the test that made
-/// it) or at ``finish(fileID:filePath:line:column:)``, and checks what was dispatched by
+/// **The end.** The tester ends when it goes away (at the end of the test that made
+/// it) or at ``assertAllReceived(fileID:filePath:line:column:)``, and checks what was dispatched by
 /// then: let the action end first (await it, or receive its last dispatch, as above).
-/// What is left unasserted fails at the call to `finish`, or, when the tester goes away,
+/// What is left unasserted fails at the call to `assertAllReceived`, or, when the tester goes away,
 /// at the last `receive` the test made (what was left came after it), or the line that
 /// made the tester if it made none.
 ///
@@ -55,9 +55,9 @@ public import FluxCapacitor
 ///
 /// ```text
 /// error: A DispatchTester<Dispatcher.Counter> made in the test “CounterTests/incrementing()”
-/// at CounterTests/CounterTests.swift:12 was still alive when the test run ended: it never
-/// finished, so what it recorded was never checked. Let go of it by the end of its test (a task,
-/// a global or an XCTestCase's property kept it), or call finish().
+/// at CounterTests/CounterTests.swift:12 was still alive when the test run ended, so what
+/// it recorded was never checked. Let go of it by the end of its test (a task, a global or
+/// an XCTestCase's property kept it), or call assertAllReceived().
 /// ```
 ///
 /// In XCTest, let go of a tester kept in a property in `tearDown()`: XCTest keeps its test
@@ -221,7 +221,7 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     ) async {
         precondition(
             !isFinished,
-            "DispatchTester: receive(_:) after finish(). Assert every dispatch before finishing the tester.")
+            "DispatchTester: receive(_:) after assertAllReceived(). Assert every dispatch before ending the tester.")
         await dispatches.assertNext(
             is: expected, awaited: "the dispatch", timeout: timeout ?? settings.timeout, settings: settings,
             at: location)
@@ -289,14 +289,15 @@ public final class DispatchTester<State: DispatchState & Equatable> {
             settings: settings, at: CallLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
-    /// Finishes the test of the action: fails for every dispatch and tracked change left
-    /// unasserted (exhaustive), or skips them (not exhaustive), and stops recording. The
-    /// tester does this itself when it goes away; call it to check at a given point.
+    /// Ends the test of the action: fails for every dispatch and tracked change that no
+    /// `receive` asserted (exhaustive), or skips them (not exhaustive), and stops recording.
+    /// The tester does this itself when it goes away; call it to check at a given point.
     ///
     /// ```swift
     /// await action.fetchRepositories(ofUser: "marty")
     /// await tester.receive(.isRepositoryFetching(true))
-    /// tester.finish()  // fails: addRepositories and the rest were not asserted
+    /// tester.assertAllReceived()
+    /// // fails: addRepositories and the rest were not asserted
     /// ```
     ///
     /// - Parameters:
@@ -304,20 +305,40 @@ public final class DispatchTester<State: DispatchState & Equatable> {
     ///   - filePath: See `fileID`.
     ///   - line: See `fileID`.
     ///   - column: See `fileID`.
+    public func assertAllReceived(
+        fileID: StaticString = #fileID,
+        filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        precondition(
+            !isFinished, "DispatchTester: assertAllReceived() was called twice. End a tester once.")
+        finish(at: CallLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
+    /// Ends the test of the action: the name this had in 1.0, when `finish()` also stopped
+    /// recorders (now ``DispatchRecorder/stop()``) and waited for work
+    /// (`InFlightTask.waitUntilDone()`).
+    ///
+    /// - Parameters:
+    ///   - fileID: Where failures are reported; the caller's line by default.
+    ///   - filePath: See `fileID`.
+    ///   - line: See `fileID`.
+    ///   - column: See `fileID`.
+    @available(*, deprecated, renamed: "assertAllReceived(fileID:filePath:line:column:)")
     public func finish(
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,
         column: UInt = #column
     ) {
-        precondition(!isFinished, "DispatchTester: finish() was called twice. Finish a tester once.")
-        finish(at: CallLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+        assertAllReceived(fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     private func finish(at location: CallLocation) {
         isFinished = true
         LiveTesters.unregister(liveKey)
-        recorder.finish()
+        recorder.stop()
         dispatches.finish(settings: settings, at: location)
         for tracked in trackedValues {
             tracked.finish(at: location)

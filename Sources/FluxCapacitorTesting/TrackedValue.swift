@@ -72,7 +72,7 @@ protocol TrackedValueFinishing: AnyObject {
 
 extension TrackedValue: TrackedValueFinishing {
     func finish(at location: CallLocation) {
-        recorder.finish()
+        recorder.stop()
         changes.finish(settings: settings, at: location)
     }
 }

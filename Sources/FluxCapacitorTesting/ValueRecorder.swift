@@ -18,7 +18,7 @@ import Foundation
 /// ```
 ///
 /// It starts with the current value (unless `ignoreFirst` is `true`) and records every
-/// change until ``finish()`` or until it goes away.
+/// change until ``stop()`` or until it goes away.
 public final class ValueRecorder<Element: Sendable>: Sendable {
     let storage = RecordingBuffer<Element>()
     private let subscription: Dust
@@ -94,22 +94,14 @@ public final class ValueRecorder<Element: Sendable>: Sendable {
         return values
     }
 
-    /// Stops recording. What was recorded stays readable.
+    /// Stops recording. What was recorded stays readable. Every recorder stops with
+    /// `stop()`, and so does a `DispatchFileRecorder`.
     ///
     /// ```swift
-    /// recorder.finish()
+    /// recorder.stop()
     /// ```
-    ///
-    /// The testing product's helpers end with `finish()`: a recorder stops recording, and a
-    /// ``DispatchTester`` also checks that every recorded change was asserted.
-    public func finish() {
-        subscription.clean()
-    }
-
-    /// Stops recording: the name this had before 1.0, kept for source compatibility.
-    @available(*, deprecated, renamed: "finish()")
     public func stop() {
-        finish()
+        subscription.clean()
     }
 
     /// Thrown by ``waitForValues(count:timeout:)`` when fewer values arrived in time.

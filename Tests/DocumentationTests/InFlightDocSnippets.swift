@@ -58,7 +58,7 @@ func inFlightTaskSamples(pager: RepositoryPager, dustBuster: DustBuster) async {
         let fetch = pager.showRepositories(ofUser: "marty")
         fetch?.cancel()  // nothing it dispatches from now on reaches a store
     }
-    await pager.showRepositories(ofUser: "marty")?.finish()
+    await pager.showRepositories(ofUser: "marty")?.waitUntilDone()
 }
 
 func inFlightTaskIdentitySamples(fetch: InFlightTask, otherFetch: InFlightTask) {
@@ -92,9 +92,9 @@ private struct SlowSession: GitHubSession {
     let (release, released) = AsyncStream<Void>.makeStream()
     let pager = RepositoryPager(session: SlowSession(release: release))
     let slow = pager.showRepositories(ofUser: "slow")
-    await pager.showRepositories(ofUser: "fast")?.finish()
+    await pager.showRepositories(ofUser: "fast")?.waitUntilDone()
     released.finish()
-    await slow?.finish()
+    await slow?.waitUntilDone()
     #expect(slow?.isCancelled == true)
     #expect(store.repositories.value.map(\.name) == ["fast"])
 }

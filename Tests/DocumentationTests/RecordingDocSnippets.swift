@@ -22,7 +22,7 @@ let recording: URL = {
         FavoriteAction().invoke(.add(fluxCapacitor))
         FavoriteAction().invoke(.add(GitHub.Repository(name: "hoverboard")))
     }
-    recorder.finish()
+    recorder.stop()
     withExtendedLifetime(store) {}
     return file
 }()
@@ -35,7 +35,7 @@ func recorderSample() throws {
         recording: [.state(Dispatcher.Favorite.self, named: "Favorite")],
         keepingAtMost: 5_000)
     // … the app runs …
-    recorder.finish()  // or let it go: it finishes when it goes away
+    recorder.stop()  // or let it go: it stops when it goes away
 }
 
 func recordedTypesSample() -> [DispatchFileRecorder.RecordedType] {
@@ -55,7 +55,7 @@ func recorderInitSample() throws {
         writingTo: URL(fileURLWithPath: "/tmp/session.jsonl"),
         recording: [.state(Dispatcher.Favorite.self)])
     recorder.flush()
-    recorder.finish()
+    recorder.stop()
 }
 
 // MARK: - DispatchRecordingError
@@ -65,7 +65,7 @@ func recordingErrorSample() throws {
         writingTo: URL(fileURLWithPath: "/tmp/session.jsonl"),
         recording: [.state(Dispatcher.Favorite.self, named: "Favorite")],
         onError: { error in print(error) })
-    recorder.finish()
+    recorder.stop()
 }
 
 func recordingErrorInitSample() {

@@ -34,7 +34,7 @@ func fetchingTurnsTheFlagOnAroundTheRepositories() async {
     await tester.receive(.isRepositoryFetching(true))
     await tester.receive(.addRepositories([fluxCapacitor]))
     await tester.receive(.isRepositoryFetching(false))
-}  // the tester finishes here: nothing else may have been dispatched
+}  // the tester ends here: nothing else may have been dispatched
 
 func receiveOtherStateSample(tester: DispatchTester<Dispatcher.Repository>) async {
     await tester.receive(Dispatcher.Favorite.add(fluxCapacitor))
@@ -55,10 +55,11 @@ func skipReceivedDispatchesSample(tester: DispatchTester<Dispatcher.Repository>,
     tester.skipReceivedDispatches()
 }
 
-func finishSample(tester: DispatchTester<Dispatcher.Repository>, action: RepositoryAction) async {
+func assertAllReceivedSample(tester: DispatchTester<Dispatcher.Repository>, action: RepositoryAction) async {
     await action.fetchRepositories(ofUser: "marty")
     await tester.receive(.isRepositoryFetching(true))
-    tester.finish()  // fails: addRepositories and the rest were not asserted
+    tester.assertAllReceived()
+    // fails: addRepositories and the rest were not asserted
 }
 
 @Test(.isolatedDispatcher) func exhaustivitySample() async {
@@ -139,18 +140,22 @@ func timeoutSample(flags: ValueRecorder<Bool>) async throws {
     }
 }
 
-func recorderFinishSample(recorder: DispatchRecorder) {
-    recorder.finish()
+func recorderStopSample(recorder: DispatchRecorder) {
+    recorder.stop()
 }
 
-func valueRecorderFinishSample(recorder: ValueRecorder<Bool>) {
-    recorder.finish()
+func droppedEntriesSample(recorder: DispatchRecorder) -> [DispatchRecorder.Entry] {
+    let dropped = recorder.entries.filter { $0.phase == .droppedWithoutStore }
+    return dropped
+}
+
+func valueRecorderStopSample(recorder: ValueRecorder<Bool>) {
+    recorder.stop()
 }
 
 // MIGRATION.md, "Names deprecated before 1.0"
-func endRecording(_ recorder: DispatchRecorder, flags: ValueRecorder<Bool>) {
-    recorder.finish()
-    flags.finish()
+func endTest(_ tester: DispatchTester<Dispatcher.Repository>) {
+    tester.assertAllReceived()
 }
 
 func logDropped(_ event: DispatchEvent) {

@@ -162,7 +162,7 @@ struct CancellationTests {
         #expect(slow.search.isCancelled)
         #expect(!slow.store.isUserFetching.value, "off when the empty query returned")
         slow.answer()
-        await slow.search.finish()
+        await slow.search.waitUntilDone()
         #expect(slow.store.users.value.isEmpty)
         #expect(!slow.store.isUserFetching.value, "and still off when the cancelled search ended")
         #expect(slow.flags.reduced == [true, false])
@@ -180,11 +180,11 @@ struct CancellationTests {
         // The next search's work may have begun since: the flag's first change after the
         // slow search turned it on is the cancel's.
         #expect(Array(slow.flags.reduced.prefix(2)) == [true, false], "off when the replacing start returned")
-        await next.finish()
+        await next.waitUntilDone()
         #expect(slow.flags.reduced == [true, false, true, false])
 
         slow.answer()
-        await slow.search.finish()
+        await slow.search.waitUntilDone()
         #expect(slow.flags.reduced == [true, false, true, false], "the replaced search's end dispatched nothing")
         #expect(!slow.store.isUserFetching.value)
         #expect(slow.store.users.value == [marty])
@@ -202,7 +202,7 @@ struct CancellationTests {
         #expect(slow.search.isCancelled)
         #expect(!slow.store.isUserFetching.value, "off when the buster went")
         slow.answer()
-        await slow.search.finish()
+        await slow.search.waitUntilDone()
         #expect(!slow.store.isUserFetching.value, "and still off when the cancelled search ended")
         #expect(slow.store.users.value.isEmpty)
         #expect(slow.flags.reduced == [true, false])

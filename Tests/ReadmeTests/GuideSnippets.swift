@@ -42,7 +42,7 @@ func loadingTurnsTheFlagOnAroundTheRepositories() async {
     let found = [GitHub.Repository(name: "FluxCapacitor")]
     let tester = DispatchTester(of: Dispatcher.Repository.self)
     let loader = RepositoryLoader(session: StubSession(found: found))
-    await loader.load(user: "marty")?.finish()
+    await loader.load(user: "marty")?.waitUntilDone()
 
     await tester.receive(.isRepositoryFetching(true))
     await tester.receive(.removeAllRepositories)
@@ -91,7 +91,7 @@ struct ComposableArchitectureGuideTests {
         try await waitUntil { store.isRepositoryFetching.value }
         load?.cancel()
         #expect(!store.isRepositoryFetching.value)
-        await load?.finish()
+        await load?.waitUntilDone()
         #expect(!store.isRepositoryFetching.value, "its own end dispatched nothing")
         #expect(store.repositories.value.isEmpty)
     }
@@ -106,8 +106,8 @@ struct ComposableArchitectureGuideTests {
         #expect(doc?.isCancelled == false)
         #expect(loader.tasks.isRunning(.repositories(user: "doc")))
         doc?.cancel()
-        await marty?.finish()
-        await doc?.finish()
+        await marty?.waitUntilDone()
+        await doc?.waitUntilDone()
     }
 }
 

@@ -92,13 +92,13 @@ case "full":
         // A few states at a time, as an app dispatches them.
         usleep(100)
     }
-    recorder.finish()
+    recorder.stop()
     say("done \(recorder.statistics.recorded)")
 case "hold":
     let recorder = try DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Tally.self, named: "Tally")])
     say("recording")
     while readLine() != nil {}
-    recorder.finish()
+    recorder.stop()
 default:
     exit(2)
 }

@@ -56,7 +56,7 @@ struct FetchTask: Sendable, Hashable, CustomStringConvertible, Codable {
 
     /// Waits for the request to end.
     func finish() async {
-        await task?.finish()
+        await task?.waitUntilDone()
     }
 
     var description: String { "request" }

@@ -22,7 +22,7 @@ struct UserAction: Actionable, Sendable {
     /// fetching goes off when the request ends, success or not, or is cancelled. Returns
     /// when the search has ended, or was cancelled by a newer one.
     func fetchUsers(withQuery query: String, after cursor: String?) async {
-        await startFetchingUsers(withQuery: query, after: cursor)?.finish()
+        await startFetchingUsers(withQuery: query, after: cursor)?.waitUntilDone()
     }
 
     /// Like `fetchUsers(withQuery:after:)`, without waiting: the search in flight is

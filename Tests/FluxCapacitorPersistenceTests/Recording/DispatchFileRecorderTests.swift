@@ -21,7 +21,7 @@ struct DispatchFileRecorderTests {
         TallyAction().invoke(.add(2))
         TallyAction().invoke(.note("a \"quoted\"\nline"))
         TallyAction().invoke(.reset)
-        recorder.finish()
+        recorder.stop()
 
         let written = try lines(of: file).map { line in
             line.replacingOccurrences(of: #""time":"[^"]*""#, with: #""time":"T""#, options: .regularExpression)
@@ -81,7 +81,7 @@ struct DispatchFileRecorderTests {
             TallyAction().invoke(.add(amount))
             if amount % 5 == 0 { TallyAction().invoke(.note("at \(amount)")) }
         }
-        recorder.finish()
+        recorder.stop()
 
         let replayed = Dispatcher()
         let store = Dispatcher.withCurrent(replayed) { TallyStore.instantiate() }
@@ -107,7 +107,7 @@ struct DispatchFileRecorderTests {
             #expect(try steps(of: file).count <= 10, "after dispatch \(amount)")
             #expect(try lines(of: file).dropFirst().first?.contains(#""checkpoint":true"#) == true)
         }
-        recorder.finish()
+        recorder.stop()
         let sequences = try sequences(of: file)
         #expect(sequences == Array((26 - sequences.count)...25), "the newest, consecutive: \(sequences)")
         #expect((5...10).contains(sequences.count))
@@ -128,7 +128,7 @@ struct DispatchFileRecorderTests {
         gate.encoding.wait()
         for amount in 9...31 { TallyAction().invoke(.add(amount)) }
         gate.mayEncode.signal()
-        recorder.finish()
+        recorder.stop()
         let sequences = try sequences(of: file)
         #expect(sequences.last == 31)
         #expect(sequences == Array((32 - sequences.count)...31))
@@ -142,7 +142,7 @@ struct DispatchFileRecorderTests {
         try Data("the last session\n".utf8).write(to: file)
         let recorder = try DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Tally.self)])
         TallyAction().invoke(.add(1))
-        recorder.finish()
+        recorder.stop()
         #expect(try lines(of: folder.file("session.previous.jsonl")) == ["the last session"])
         #expect(try steps(of: file).count == 1)
     }
@@ -152,7 +152,7 @@ struct DispatchFileRecorderTests {
         let file = folder.file("private.jsonl")
         let recorder = try DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Tally.self)])
         TallyAction().invoke(.add(1))
-        recorder.finish()
+        recorder.stop()
         let permissions = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
         #expect(permissions == 0o600)
     }
@@ -165,7 +165,7 @@ struct DispatchFileRecorderTests {
             writingTo: file, recording: [.state(Dispatcher.Tally.self)], onError: errors.handler)
         for _ in 1...3 { UnrecordedAction().invoke(.ping) }
         TallyAction().invoke(.add(1))
-        recorder.finish()
+        recorder.stop()
 
         #expect(recorder.statistics.notRegistered == 3)
         #expect(recorder.statistics.recorded == 1)
@@ -192,7 +192,7 @@ struct DispatchFileRecorderTests {
         TallyAction().invoke(.ratio(.nan))
         TallyAction().invoke(.ratio(.infinity))
         TallyAction().invoke(.add(2))
-        recorder.finish()
+        recorder.stop()
 
         #expect(recorder.statistics.notEncodable == 2)
         #expect(recorder.statistics.recorded == 2)
@@ -215,7 +215,7 @@ struct DispatchFileRecorderTests {
         TallyAction().invoke(.add(1))
         recorder.flush()
         TallyAction().invoke(.add(2))
-        recorder.finish()
+        recorder.stop()
 
         #expect(store.total.value == 3)
         #expect(recorder.statistics.notWritten == 2)
@@ -245,7 +245,7 @@ struct DispatchFileRecorderTests {
         gate.mayEncode.signal()
         recorder.flush()
         TallyAction().invoke(.add(11))
-        recorder.finish()
+        recorder.stop()
 
         #expect(whileBehind.droppedWhileBehind == 6)
         #expect(whileBehind.waiting == 4)
@@ -277,14 +277,14 @@ struct DispatchFileRecorderTests {
         #expect(try steps(of: file).count == 1)
     }
 
-    @Test func finishingTwiceDoesNothingMoreAndLaterDispatchesAreNotRecorded() throws {
+    @Test func stoppingTwiceDoesNothingMoreAndLaterDispatchesAreNotRecorded() throws {
         let folder = try TemporaryFolder()
         let file = folder.file("session.jsonl")
         let recorder = try DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Tally.self)])
         TallyAction().invoke(.add(1))
-        recorder.finish()
+        recorder.stop()
         TallyAction().invoke(.add(2))
-        recorder.finish()
+        recorder.stop()
         recorder.flush()
         #expect(try steps(of: file).count == 1)
         #expect(
@@ -307,7 +307,7 @@ struct DispatchFileRecorderTests {
                 }
             }
         }
-        recorder.finish()
+        recorder.stop()
         let written = try steps(of: file)
         #expect(try sequences(of: file) == Array(1...2_000))
         // Each thread's own dispatches in its order.

@@ -41,7 +41,7 @@ struct RecordingRecoveryTests {
             TallyAction().invoke(.add(100))
             recorder.flush()
         }
-        recorder.finish()
+        recorder.stop()
 
         #expect(FileManager.default.fileExists(atPath: file.path))
         #expect(try sequences(of: file) == [3, 4, 5])
@@ -68,17 +68,17 @@ struct RecordingRecoveryTests {
         } throws: { error in
             "\(error)"
                 == "FluxCapacitor recorder, session.jsonl: another recorder of this process is recording to this file, "
-                + "so this one does not start (two recorders on one file would interleave two sessions); finish the "
+                + "so this one does not start (two recorders on one file would interleave two sessions); stop the "
                 + "other one first, or record to another file"
         }
         TallyAction().invoke(.add(2))
-        first.finish()
+        first.stop()
         #expect(try sequences(of: file) == [1, 2])
         #expect(!FileManager.default.fileExists(atPath: folder.file("session.previous.jsonl").path))
 
         // Once the first is finished, another may record there.
         let next = try DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Tally.self)])
-        next.finish()
+        next.stop()
         #expect(try sequences(of: folder.file("session.previous.jsonl")) == [1, 2])
     }
 
@@ -91,7 +91,7 @@ struct RecordingRecoveryTests {
             try Data("half a rewrite".utf8).write(to: folder.file(name))
         }
         let recorder = try DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Tally.self)])
-        recorder.finish()
+        recorder.stop()
         let names = Set(try FileManager.default.contentsOfDirectory(atPath: folder.url.path))
         #expect(names.isDisjoint(with: leftovers))
         #expect(names.isSuperset(of: others), "only this recording's")
@@ -121,7 +121,7 @@ struct RecordingAcrossProcessesTests {
             try lines(of: file).first?.hasPrefix(#"{"format":"FluxCapacitor dispatch recording","version":2"#) == true)
         #expect(!FileManager.default.fileExists(atPath: folder.file("session.previous.jsonl").path))
         let recorder = try DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Tally.self)])
-        recorder.finish()
+        recorder.stop()
     }
 
     /// A file limit of 64 KiB (`RLIMIT_FSIZE`, the child's own) fills up after about 900

@@ -46,7 +46,7 @@ struct RecordingStartTests {
             let dispatcher = Dispatcher()
             let recorder = try DispatchFileRecorder(
                 writingTo: file, recording: [.state(Dispatcher.Pantry.self, named: "Shelf")], dispatcher: dispatcher)
-            defer { recorder.finish() }
+            defer { recorder.stop() }
             return Dispatcher.withCurrent(dispatcher) {
                 let store = PantryStore.instantiate()
                 PantryAction().invoke(.remove("hoverboard"))
@@ -68,7 +68,7 @@ struct RecordingStartTests {
         TallyAction().invoke(.note("before"))
         let recorder = try DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Tally.self)])
         TallyAction().invoke(.add(2))
-        recorder.finish()
+        recorder.stop()
 
         let dispatcher = Dispatcher()
         let replayed = Dispatcher.withCurrent(dispatcher) { TallyStore.instantiate() }
@@ -108,7 +108,7 @@ struct RecordingStartTests {
                 PantryAction().invoke(.add("sports almanac"))
                 withExtendedLifetime(store) {}
             }
-            recorder.finish()
+            recorder.stop()
         }
         let written = try lines(of: file)
         #expect(written.contains { $0.contains(#""dropped":true"#) && $0.contains("lost") })
@@ -133,7 +133,7 @@ struct RecordingStartTests {
                 recorder.flush()
             }
         }
-        recorder.finish()
+        recorder.stop()
         #expect(try sequences(of: file).first ?? 0 > 1, "the ring turned")
         #expect(recorded.total.value == 25)
 
@@ -179,7 +179,7 @@ struct RecordingStartTests {
         let recorder = try DispatchFileRecorder(
             writingTo: file, recording: [.state(Dispatcher.Workshop.self, named: "Workshop")])
         WorkshopAction().invoke(.count)
-        recorder.finish()
+        recorder.stop()
         #expect(try lines(of: file)[1].contains(#""unrecorded":{"gadget":"Gadget(time circuits)"}"#))
 
         // A replay whose store has the same value: nothing to restore, it goes on.

@@ -210,13 +210,13 @@ struct WaitingInsideADispatchTests {
     // MARK: A dispatch recorder
 
     enum End: String, CaseIterable, Sendable {
-        case letGo, flush, finish
+        case letGo, flush, stop
     }
 
     /// Thread A, in a reduce of the test's dispatcher, waits until the recorder's `onError`
     /// runs (for a dispatch of a type it does not record, on another dispatcher) and
     /// dispatches to the test's dispatcher, which A holds; then A lets go of the recorder,
-    /// or flushes or finishes it. Waiting there for `onError` would wait for A itself.
+    /// or flushes or stops it. Waiting there for `onError` would wait for A itself.
     @Test(arguments: End.allCases)
     func aRecorderEndedInsideADispatchDoesNotWaitForAnOnErrorThatDispatches(_ end: End) async throws {
         let folder = try TemporaryFolder()
@@ -250,7 +250,7 @@ struct WaitingInsideADispatchTests {
                             switch end {
                             case .letGo: _ = box.withLock { $0.take() }
                             case .flush: box.value?.flush()
-                            case .finish: box.value?.finish()
+                            case .stop: box.value?.stop()
                             }
                         })
                 }
@@ -268,7 +268,7 @@ struct WaitingInsideADispatchTests {
         #expect(await signalled(onErrorReturned))
         #expect(dispatchedFromOnError.value == 1)
         let recorder = box.value
-        recorder?.finish()
+        recorder?.stop()
         #expect(recorder?.statistics.notRegistered ?? 1 == 1)
         withExtendedLifetime(runStore) {}
     }

@@ -104,7 +104,7 @@ struct DispatchTesterEscapeTests {
         #expect(
             standardError.contains(
                 "error: A DispatchTester<Dispatcher.Counter> made in the test “\(maker.name)” at "
-                    + "\(#fileID):\(line) was still alive when the test run ended: it never finished"))
+                    + "\(#fileID):\(line) was still alive when the test run ended, so what it recorded was never checked"))
         #expect(
             standardError.contains(
                 "error: 1 failure was reported outside the test that made the DispatchTester or DispatchReplay"))
@@ -120,7 +120,7 @@ struct DispatchTesterEscapeTests {
                 await tester.receive(.increment)
             }
             let kept = DispatchTester<Dispatcher.Counter>(madeIn: maker.identity, at: CallLocation(line: 2))
-            kept.finish()
+            kept.assertAllReceived()
             withExtendedLifetime(kept) { exit(EXIT_SUCCESS) }
         }
     }
@@ -128,7 +128,7 @@ struct DispatchTesterEscapeTests {
     @Test func theExitHookFailsTheRunRatherThanWaitForALockHeldForever() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             // A tester installs the exit hook; a thread then holds the registry's lock forever.
-            DispatchTester<Dispatcher.Counter>(madeIn: nil, at: CallLocation(line: 1)).finish()
+            DispatchTester<Dispatcher.Counter>(madeIn: nil, at: CallLocation(line: 1)).assertAllReceived()
             let held = DispatchSemaphore(value: 0)
             Thread.detachNewThread { LiveTesters.holdLockForTesting(until: DispatchSemaphore(value: 0)) }
             Thread.detachNewThread {

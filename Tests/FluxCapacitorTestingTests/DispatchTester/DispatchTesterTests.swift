@@ -44,7 +44,7 @@ struct DispatchTesterTests {
         let tester = DispatchTester(of: Dispatcher.Counter.self, reportingTo: reports.reporter)
         await countToTwoLater()
         await tester.receive(.increment)
-        tester.finish()
+        tester.assertAllReceived()
 
         #expect(
             reports.failures == [
@@ -54,7 +54,7 @@ struct DispatchTesterTests {
                 Assert it with receive(_:), or skip it with exhaustivity: .off.
                 """
             ])
-        #expect(reports.lines == [line + 3], "reported where finish() was called")
+        #expect(reports.lines == [line + 3], "reported where assertAllReceived() was called")
     }
 
     @Test func aWrongAssociatedValueFailsWithADiffPointingAtTheField() async {
@@ -66,7 +66,7 @@ struct DispatchTesterTests {
 
         await tester.receive(.add(Books.dune))
         // The last dispatch so far: decided (a mismatch, not a swap) once nothing can follow it.
-        tester.finish()
+        tester.assertAllReceived()
 
         #expect(
             reports.failures == [
@@ -112,7 +112,7 @@ struct DispatchTesterTests {
         let tester = DispatchTester(of: Dispatcher.Counter.self, reportingTo: reports.reporter)
         CounterAction().invoke(.set(3))
         await tester.receive(.add(3))
-        tester.finish()
+        tester.assertAllReceived()
         #expect(
             reports.failures == [
                 """
@@ -155,7 +155,7 @@ struct DispatchTesterTests {
         }
         await tester.receive(.add(1))
         await tester.receive(.add(2))
-        tester.finish()
+        tester.assertAllReceived()
         #expect(reports.failures.isEmpty)
     }
 
@@ -309,7 +309,7 @@ struct DispatchTesterTests {
         await tester.receive(.add(Books.emma))
         await books.receive([Books.dune])
         await books.receive([Books.dune, Books.dune])
-        tester.finish()
+        tester.assertAllReceived()
         #expect(
             reports.failures == [
                 """
@@ -372,7 +372,7 @@ struct DispatchTesterTests {
         let tester = DispatchTester(of: Dispatcher.Counter.self, reportingTo: reports.reporter)
         CounterAction().invoke(.increment)
         await tester.receive(.add(1)); let line = #line
-        tester.finish()
+        tester.assertAllReceived()
         #expect(reports.lines == [line])
         #expect(reports.fileIDs == [#fileID])
     }

@@ -40,12 +40,12 @@ struct TestingHelpersTests {
         ChainAction().invoke(.step(0))
 
         #expect(recorder.states(of: Dispatcher.Counter.self) == [.increment, .add(2)])
-        #expect(recorder.entries.map(\.wasReceived) == [false, true, false])
+        #expect(recorder.entries.map(\.phase) == [.droppedWithoutStore, .didReduce, .droppedWithoutStore])
         #expect(recorder.entries.map { "\($0.storeType)" } == ["CounterStore", "CounterStore", "ChainStore"])
 
         recorder.removeAll()
         CounterAction().invoke(.set(7))
-        recorder.finish()
+        recorder.stop()
         CounterAction().invoke(.set(8))
         #expect(recorder.states(of: Dispatcher.Counter.self) == [.set(7)])
         #expect(store.count.value == 8)
@@ -57,7 +57,7 @@ struct TestingHelpersTests {
         let changesOnly = ValueRecorder(Constant(variable), ignoreFirst: true)
         variable.value = 2
         variable.value = 3
-        recorder.finish()
+        recorder.stop()
         variable.value = 4
         #expect(recorder.values == [1, 2, 3])
         #expect(recorder.last == 3)
@@ -71,7 +71,7 @@ struct TestingHelpersTests {
         sink.send(2)
         DispatchQueue.global().async { sink.send(3) }
         #expect(try await recorder.waitForValues(count: 2) == [2, 3])
-        recorder.finish()
+        recorder.stop()
         sink.send(4)
         #expect(recorder.values == [2, 3])
     }

@@ -24,7 +24,7 @@ struct ReplayInspectionTests {
             TallyAction().invoke(.note("great scott"))
             TallyAction().invoke(.add(3))
         }
-        recorder.finish()
+        recorder.stop()
         withExtendedLifetime(store) {}
         return file
     }

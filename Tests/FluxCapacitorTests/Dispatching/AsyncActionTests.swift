@@ -40,7 +40,7 @@ struct AsyncActionTests {
             if case .add(let amount) = state { amount } else { nil }
         }
         #expect(adds.sorted() == [1, 2, 3, 3, 4])
-        #expect(dispatches.entries.allSatisfy { $0.wasReceived })
+        #expect(dispatches.entries.allSatisfy { $0.phase == .didReduce })
     }
 
     @Test func anUnstructuredTaskStartedInAScopeInvokesIntoIt() async {

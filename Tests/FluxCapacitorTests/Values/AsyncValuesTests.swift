@@ -76,7 +76,7 @@ struct AsyncValuesTests {
         #expect(variable.core.observerCount == 1)
         variable.value = 1
         #expect(received.value == [0])
-        started.finish()
+        started.stop()
     }
 
     @Test func anUnboundedSequenceGivesASlowConsumerEveryValueInOrder() async {

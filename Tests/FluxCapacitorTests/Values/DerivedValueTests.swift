@@ -90,7 +90,7 @@ struct DerivedValueTests {
         let second = ValueRecorder(doubled, ignoreFirst: true)
         let third = ValueRecorder(distinct, ignoreFirst: true)
         source.value = 1
-        first.finish()
+        first.stop()
         source.value = 2
         #expect(first.values == [2])
         #expect(second.values == [2, 4])

@@ -131,8 +131,8 @@ struct LibraryReadsTests {
         await tracked.receive(1)
         await tracked.receive(2)
         await tracked.receive(3)
-        tester.finish()
-        recorder.finish()
+        tester.assertAllReceived()
+        recorder.stop()
         #expect(Cores([("source", source.core), ("removeDuplicates", derived.core)]).bridged == [])
     }
 

@@ -51,7 +51,7 @@ struct InFlightTasksIDTests {
             ended.append(try #require(tasks.start(.page(page)) { _ in }))
         }
         for task in ended {
-            await task.finish()
+            await task.waitUntilDone()
         }
         let buster = DustBuster()
         try #require(tasks.start(.search, sleepUntilCancelled)).cleaned(by: buster)
@@ -83,7 +83,7 @@ struct InFlightTasksIDTests {
             first = started.first
             last = started.last
             for task in started {
-                await task.finish()
+                await task.waitUntilDone()
             }
         }
         #expect(first == nil && last == nil)
@@ -107,7 +107,7 @@ struct InFlightTasksIDTests {
                 ended.append(try #require(tasks.start(id) { _ in }))
             }
             for task in ended {
-                await task.finish()
+                await task.waitUntilDone()
             }
         }
         #expect(tasks.isRunning(-1))

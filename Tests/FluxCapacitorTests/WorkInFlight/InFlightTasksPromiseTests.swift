@@ -131,9 +131,9 @@ struct InFlightTasksPromiseTests {
                     second.withLock { $0 = task }
                 }
             }
-            await second.value?.finish()
+            await second.value?.waitUntilDone()
             first.cancel()
-            await first.finish()
+            await first.waitUntilDone()
             let values = seen.value
             if let firstNew = values.firstIndex(of: new), values[firstNew...].contains(old) {
                 violations += 1
@@ -190,7 +190,7 @@ struct InFlightTasksPromiseTests {
         try await waitUntil { store.isLoading.value }
         action.loads.cancel("load")
         #expect(!store.isLoading.value)
-        await byID?.finish()
+        await byID?.waitUntilDone()
 
         // By a start that replaces it: off, then on for the new load, then off when it
         // has loaded.
@@ -200,8 +200,8 @@ struct InFlightTasksPromiseTests {
         flags.withLock { $0 = [] }
         let replacing = action.load(4, waitingFor: release)
         released.finish()
-        await replacing?.finish()
-        await replaced?.finish()
+        await replacing?.waitUntilDone()
+        await replaced?.waitUntilDone()
         #expect(flags.value == [false, true, false])
         #expect(store.loaded.value == [4])
     }
@@ -240,6 +240,6 @@ struct InFlightTasksPromiseTests {
         dispatched.wait()
         if !returned { cancelled.wait() }
         blocking.clean()
-        await task.finish()
+        await task.waitUntilDone()
     }
 }

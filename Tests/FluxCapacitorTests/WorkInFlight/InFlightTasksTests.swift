@@ -22,7 +22,7 @@ struct InFlightTasksTests {
         let task = try #require(tasks.start("fetch") { _ in await waitForCancellation(saw) })
         #expect(tasks.isRunning("fetch"))
         task.cancel()
-        await task.finish()
+        await task.waitUntilDone()
         #expect(saw.value == 1)
         #expect(task.isCancelled && task.isCleaned)
         #expect(!tasks.isRunning("fetch"))
@@ -44,7 +44,7 @@ struct InFlightTasksTests {
         try await waitUntil { store.count.value == 1 }
         task.cancel()
         resumed.finish()
-        await task.finish()
+        await task.waitUntilDone()
         #expect(store.count.value == 1)
         // One dispatch reduced (will and did reduce); the one after the cancel not even logged.
         #expect(events.value == 2)
@@ -68,7 +68,7 @@ struct InFlightTasksTests {
             task.cancel()
             countWhenCancelReturned.withLock { $0 = store.count.value }
         }
-        await task.finish()
+        await task.waitUntilDone()
         #expect(store.count.value == countWhenCancelReturned.value)
     }
 
@@ -90,7 +90,7 @@ struct InFlightTasksTests {
         defer { observer.clean() }
         CounterAction().invoke(.increment)
         letGo.finish()
-        await task.finish()
+        await task.waitUntilDone()
         #expect(store.count.value == 1)
     }
 
@@ -100,12 +100,12 @@ struct InFlightTasksTests {
         let first = try #require(tasks.start(1) { _ in await waitForCancellation(saw) })
         let second = try #require(tasks.start(1) { _ in await waitForCancellation(saw) })
         let otherID = try #require(tasks.start(2) { _ in await waitForCancellation(saw) })
-        await first.finish()
+        await first.waitUntilDone()
         #expect(first.isCancelled && !second.isCancelled && !otherID.isCancelled)
         #expect(tasks.isRunning(1) && tasks.isRunning(2))
         tasks.cancelAll()
-        await second.finish()
-        await otherID.finish()
+        await second.waitUntilDone()
+        await otherID.waitUntilDone()
         #expect(saw.value == 3)
         #expect(!tasks.isRunning(1) && !tasks.isRunning(2))
     }
@@ -117,10 +117,10 @@ struct InFlightTasksTests {
         #expect(tasks.start("refresh") { _ in Issue.record("an ignored start ran") } == nil)
         #expect(!first.isCancelled)
         tasks.cancel("refresh")
-        await first.finish()
+        await first.waitUntilDone()
         let ran = Locked(false)
         let next = try #require(tasks.start("refresh") { _ in ran.withLock { $0 = true } })
-        await next.finish()
+        await next.waitUntilDone()
         #expect(ran.value && saw.value == 1)
         #expect(!tasks.isRunning("refresh"))
     }
@@ -152,7 +152,7 @@ struct InFlightTasksTests {
                 try? await waitUntil { reducing.value }
             })
         // The work returned (and the task heard it) while the dispatch is held in its reduce.
-        await task.finish()
+        await task.waitUntilDone()
         #expect(tasks.isRunning("fetch"))
         release.signal()
         try await waitUntil { dispatched.value }
@@ -161,7 +161,7 @@ struct InFlightTasksTests {
         #expect(!tasks.isRunning("fetch"), "the task stayed in its table after its work and its dispatch ended")
         let next = tasks.start("fetch") { _ in }
         #expect(next != nil, ".ignoreNew ignored a start after the work had returned")
-        await next?.finish()
+        await next?.waitUntilDone()
         task.cancel()
         #expect(cancellations.value == 0, "onCancel ran for work that had returned")
     }
@@ -180,7 +180,7 @@ struct InFlightTasksTests {
             #expect(dustBuster.count == 3)
         }
         for task in handles {
-            await task.finish()
+            await task.waitUntilDone()
         }
         #expect(saw.value == 3)
         #expect(handles.allSatisfy { $0.isCancelled })
@@ -197,14 +197,14 @@ struct InFlightTasksTests {
             let finished = try #require(tasks.start(id) { _ in })
             finished.cleaned(by: screen)
             finished.cleaned(by: app)
-            await finished.finish()
+            await finished.waitUntilDone()
             #expect(!finished.isCancelled)
             finished.cleaned(by: screen)
         }
         #expect(screen.count == 1)
         #expect(app.count == 0)
         screen.clean()
-        await running.finish()
+        await running.waitUntilDone()
         #expect(saw.value == 1)
     }
 
@@ -222,8 +222,8 @@ struct InFlightTasksTests {
                 })
             weakTask = cancelled
             cancelled.cancel()
-            await finished.finish()
-            await cancelled.finish()
+            await finished.waitUntilDone()
+            await cancelled.waitUntilDone()
         }
         #expect(weakTask == nil)
         #expect(deinits.value == 1)
@@ -247,7 +247,7 @@ struct InFlightTasksTests {
         #expect(tasks.isRunning("search"))
         tasks.cancelAll()
         for task in all {
-            await task.finish()
+            await task.waitUntilDone()
         }
         #expect(saw.value == 400)
         #expect(!tasks.isRunning("search"))
@@ -278,7 +278,7 @@ struct InFlightTasksTests {
         #expect(running.count == (tasks.isRunning("search") ? 1 : 0))
         tasks.cancelAll()
         for task in all {
-            await task.finish()
+            await task.waitUntilDone()
         }
         #expect(saw.value == 200)
     }
@@ -296,7 +296,7 @@ struct InFlightTasksTests {
         }
         #expect(handles.value.count == 1)
         tasks.cancelAll()
-        await handles.value.first?.finish()
+        await handles.value.first?.waitUntilDone()
         #expect(saw.value == 1)
     }
 }

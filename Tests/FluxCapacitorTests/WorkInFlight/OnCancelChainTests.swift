@@ -67,7 +67,7 @@ private final class OnCancelChain: @unchecked Sendable {
     func cancelTheLastOne() async {
         let last = lock.withLock { handles.last }
         tasks.cancelAll()
-        await last?.finish()
+        await last?.waitUntilDone()
     }
 }
 
@@ -115,14 +115,14 @@ struct OnCancelChainTests {
             log.value.prefix(3) == [
                 "onCancel of other", "the second load started", "onCancel of the first load",
             ])
-        await third.value?.finish()
+        await third.value?.waitUntilDone()
         #expect(log.value.last == "the second load's work")
         #expect(log.value.count == 4)
     }
 
-    /// `finish()` of a task started inside an `onCancel`, whose work has not begun yet,
+    /// `waitUntilDone()` of a task started inside an `onCancel`, whose work has not begun yet,
     /// waits for that work to begin and return.
-    @Test func finishWaitsForWorkThatHasNotBegunYet() async throws {
+    @Test func waitUntilDoneWaitsForWorkThatHasNotBegunYet() async throws {
         let tasks = InFlightTasks<String>(policy: .cancelRunning)
         let workRan = Locked(false)
         let waiter = Locked<Task<Bool, Never>?>(nil)
@@ -133,18 +133,18 @@ struct OnCancelChainTests {
                 // Its work begins after this onCancel and the replaced task's have run.
                 let next = tasks.start("replaced") { _ in workRan.withLock { $0 = true } }
                 if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-                    // Runs on this thread up to its first suspension: finish() is called
+                    // Runs on this thread up to its first suspension: waitUntilDone() is called
                     // before the work begins.
                     waiter.withLock {
                         $0 = Task.immediate {
-                            await next?.finish()
+                            await next?.waitUntilDone()
                             return workRan.value
                         }
                     }
                 } else {
                     waiter.withLock {
                         $0 = Task {
-                            await next?.finish()
+                            await next?.waitUntilDone()
                             return workRan.value
                         }
                     }
@@ -153,6 +153,6 @@ struct OnCancelChainTests {
 
         tasks.cancel("trigger")
 
-        #expect(await waiter.value?.value == true, "finish() returned after the work ran")
+        #expect(await waiter.value?.value == true, "waitUntilDone() returned after the work ran")
     }
 }

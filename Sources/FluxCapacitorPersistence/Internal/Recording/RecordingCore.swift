@@ -34,7 +34,7 @@ import Darwin
 ///
 /// ## Waits
 ///
-/// `flush()` and `finish()` wait for `queue` (`queue.sync`), which runs no handler of the
+/// `flush()` and `stop()` wait for `queue` (`queue.sync`), which runs no handler of the
 /// app's, only the writing (and the recorded values' `Encodable` conformances): so they may
 /// wait from a dispatch, which is where `onError` could otherwise wait for them. They wait
 /// for `reports` (so that `onError` has heard every error when they return) only from a
@@ -178,7 +178,7 @@ final class RecordingCore: DispatchTapeListener, @unchecked Sendable {
         return DispatchRecordingError(
             file: url,
             reason: "\(who) is recording to this file, so this one does not start (two recorders on one file would "
-                + "interleave two sessions); finish the other one first, or record to another file")
+                + "interleave two sessions); stop the other one first, or record to another file")
     }
 
     // MARK: The tape's listener (the dispatching thread, holding the dispatcher's mutex)
@@ -514,7 +514,7 @@ final class RecordingCore: DispatchTapeListener, @unchecked Sendable {
     }
 
     /// Hands `errors` to `onError`, on `reports`: never on `queue`, which `flush()` and
-    /// `finish()` wait for from inside dispatches.
+    /// `stop()` wait for from inside dispatches.
     private func report(_ errors: [DispatchRecordingError]) {
         guard !errors.isEmpty else { return }
         reports.async { [onError] in

@@ -102,8 +102,8 @@ enum EscapedFailures {
     static func stillAlive(_ origin: TesterOrigin, timeline: XCTestTimeline) -> String {
         """
         A \(origin.testerName) made \(origin.madeIn(timeline)) at \(origin.place) was still alive when the \
-        test run ended: it never finished, so what it recorded was never checked. Let go of it by the end of \
-        its test (a task, a global or an XCTestCase's property kept it), or call finish().
+        test run ended, so what it recorded was never checked. Let go of it by the end of \
+        its test (a task, a global or an XCTestCase's property kept it), or call assertAllReceived().
         """
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// an `XCTestCase`'s property past its test, never checked).
 ///
 /// It holds no tester, only its origin: a tester registers when it is made and unregisters
-/// when it finishes (at ``DispatchTester/finish(fileID:filePath:line:column:)`` or when it
+/// when it finishes (at ``DispatchTester/assertAllReceived(fileID:filePath:line:column:)`` or when it
 /// goes away), so the exit hook reads nothing that another thread may be using.
 enum LiveTesters {
     private static let lock = NSLock()

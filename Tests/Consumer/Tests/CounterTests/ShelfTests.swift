@@ -40,8 +40,8 @@ struct ShelfTests {
             let action = ShelfAction()
             let first = action.search("Dune", in: [dune, emma], after: .seconds(3_600))
             let second = action.search("Emma", in: [dune, emma])
-            await second?.finish()
-            await first?.finish()
+            await second?.waitUntilDone()
+            await first?.waitUntilDone()
             #expect(first?.isCancelled == true)
             #expect(store.found.value == [emma])
             #expect(!action.searches.isRunning(.search))
@@ -57,7 +57,7 @@ struct ShelfTests {
             let store = ShelfStore.instantiate()
             ShelfAction().add(dune)
             ShelfAction().add(emma)
-            recorder.finish()
+            recorder.stop()
             #expect(store.books.value.count == 2)
         }
         Persistence.withDefaultStorage(InMemoryStorage()) {
