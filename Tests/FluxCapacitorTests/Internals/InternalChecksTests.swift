@@ -134,7 +134,7 @@ struct LockOrderTests {
             dispatcher.lock()
         }
         let said = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(said.contains("a dispatcher's mutex (rank 1) taken while holding a DustBuster's lock (rank 6)"))
+        #expect(said.contains("a dispatcher's mutex (rank 1) taken while holding a DustBuster's lock (rank 7)"))
     }
 
     /// Locks taken in their order, and two dispatchers' mutexes nested (a dispatch that

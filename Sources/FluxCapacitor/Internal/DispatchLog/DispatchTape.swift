@@ -21,7 +21,7 @@ public import CFluxCapacitorShims  // `now()` is inlinable (the module is public
 /// the dispatcher's mutex, which serializes them and guards `sequence` and
 /// `stepsSinceCheckpoint`; `lock` (rank `.tape`, a leaf) guards the rest, and is held for a
 /// few loads and stores. The listener's methods run holding the dispatcher's mutex and not
-/// the tape's lock: they may read values (ranks 4–5) and take the lock to append.
+/// the tape's lock: they may read values (ranks 5–6) and take the lock to append.
 @usableFromInline
 package final class DispatchTape: @unchecked Sendable {
     // Sendable: see "Threads and locks" above. The states are of recorded types, which

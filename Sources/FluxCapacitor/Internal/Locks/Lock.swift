@@ -94,22 +94,24 @@ enum LockRank: UInt8, Sendable {
     /// lock may be taken inside it. A dispatch may dispatch to another dispatcher, so two
     /// dispatchers' mutexes may nest (in either order: keep such dispatches one-way).
     case dispatcher = 1
+    // Rank 2 is FluxCapacitorPersistence's I/O (a persisted value's `ioLock`, a recorder's
+    // writer queue), which the checked build does not see (Internal/README.md, "Lock order").
     /// `InFlightTasks`' table of running tasks; a task is marked cancelled under it.
-    case inFlightTasks
+    case inFlightTasks = 3
     /// A `StoreRegistry`'s table of stores (taken with the dispatcher's mutex held).
-    case registry
+    case registry = 4
     /// A value core's lock (`CoreLock`): the machine's bookkeeping, never held while
     /// observers run (except by `Variable.update(_:)`'s closure, which must not reach other
     /// values).
-    case valueCore
+    case valueCore = 5
     /// A striped mutex (`StripedLocks`): a dust's state, an `InFlightTask`'s phase, a
     /// mailbox's queue, a scoped observation's dust, a log subscriber's handler.
-    case striped
+    case striped = 6
     /// A `DustBuster`'s bag of dusts (inserted into while the dust's striped mutex is held).
-    case dustBuster
+    case dustBuster = 7
     /// A recorder's tape (`DispatchTape`): the states waiting for its writer, appended to in
     /// a dispatch (the dispatcher's mutex held) and taken by the writer; no other lock inside.
-    case tape
+    case tape = 8
 
     /// How a failure names a lock of this rank.
     var name: String {
