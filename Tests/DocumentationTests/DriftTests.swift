@@ -135,15 +135,33 @@ struct DriftTests {
     /// window.
     static let columns = 80
 
-    /// The blocks the rule covers: every Swift sample (README.md, MIGRATION.md, the DocC
-    /// articles, the doc comments of `Sources`) and every other block that DocC renders (the
-    /// articles' and doc comments' shell commands). Output quoted as printed (`text` blocks)
-    /// stays as the program prints it.
+    /// The blocks the rule covers: every fenced block, whatever its language, of README.md,
+    /// MIGRATION.md, CONTRIBUTING.md, the DocC articles, the notes on the internals
+    /// (`Sources/*/Internal/README.md`) and the doc comments of `Sources`. Output quoted as
+    /// printed (`text` blocks) is wrapped too, and the text before it says so (issue 43: no
+    /// sample scrolls sideways). Benchmarks/README.md is not covered.
     static func blocks() throws -> [CodeSample] {
-        try CodeSamples.all(anyLanguage: true).filter { block in
-            block.language == "swift"
-                || (block.language != "text" && (block.file.contains(".docc/") || block.file.hasSuffix(".swift")))
+        let notes = try CodeSamples.files(under: "Sources").filter { path in
+            path.hasSuffix(".md") && !path.contains(".docc/")
         }
+        #expect(notes.count >= 3, "the notes on each product's internals")
+        var blocks = try CodeSamples.all(anyLanguage: true)
+        for path in ["CONTRIBUTING.md"] + notes {
+            blocks += CodeSamples.inMarkdown(try CodeSamples.text(of: path), file: path, anyLanguage: true)
+        }
+        return blocks
+    }
+
+    @Test func theRuleCoversEveryKindOfBlock() throws {
+        let blocks = try Self.blocks()
+        let files = Set(blocks.map(\.file))
+        for file in ["README.md", "MIGRATION.md", "Sources/FluxCapacitor/Internal/README.md"] {
+            #expect(files.contains(file), "\(file)'s blocks")
+        }
+        #expect(files.contains { $0.contains(".docc/") }, "the articles' blocks")
+        #expect(files.contains { $0.hasSuffix(".swift") }, "the doc comments' blocks")
+        let languages = Set(blocks.map(\.language))
+        #expect(languages.isSuperset(of: ["swift", "sh", "text"]))
     }
 
     @Test func everyCodeSampleFitsEightyColumns() throws {
@@ -155,7 +173,8 @@ struct DriftTests {
                 Issue.record(
                     """
                     \(block.file):\(block.line + 1 + offset): \(line.count) columns, over \(Self.columns) \
-                    (DocC cuts it off); wrap it, and its copy in the *Snippets.swift file that compiles it:
+                    (DocC cuts it off, GitHub scrolls it); wrap it, and its copy in the \
+                    *Snippets.swift file that compiles it (output: say it is wrapped):
                     \(line)
                     """)
             }
