@@ -129,6 +129,45 @@ struct DriftTests {
         }
     }
 
+    // MARK: The internals' maps
+
+    /// The map of a product's `Internal/README.md`: each `- `Folder/`: …` item of its
+    /// "## Map" section, with the `.swift` files the item names.
+    static func map(in readme: String) throws -> [String: Set<String>] {
+        let section = try #require(readme.components(separatedBy: "\n## Map\n").dropFirst().first)
+        let body = section.components(separatedBy: "\n## ")[0]
+        var map: [String: Set<String>] = [:]
+        for item in body.components(separatedBy: "\n- ").dropFirst() {
+            let folder = try #require(item.firstMatch(of: /^`([A-Za-z]+)\/`:/)).1
+            map[String(folder)] = Set(item.matches(of: /`([A-Za-z+]+\.swift)`/).map { String($0.1) })
+        }
+        return map
+    }
+
+    /// "Internal/README's map follows the folders" (issue 43): every folder of a product's
+    /// `Internal/` and every file in it is on the map, and nothing else is.
+    @Test(arguments: ["FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting"])
+    func theInternalsMapNamesEveryFolderAndFile(module: String) throws {
+        let folder = "Sources/\(module)/Internal"
+        let map = try Self.map(in: CodeSamples.text(of: "\(folder)/README.md"))
+        var folders: [String: Set<String>] = [:]
+        for path in try CodeSamples.files(under: folder) where path.hasSuffix(".swift") {
+            let parts = path.dropFirst(folder.count + 1).split(separator: "/")
+            #expect(parts.count == 2, "\(path): a file of Internal/ is in a subsystem's folder")
+            if parts.count == 2 {
+                folders[String(parts[0]), default: []].insert(String(parts[1]))
+            }
+        }
+        #expect(!folders.isEmpty)
+        #expect(
+            map == folders,
+            """
+            \(folder)/README.md's map (its "## Map" list: `Folder/`, then each file in \
+            code spans) says \(map.sorted { $0.key < $1.key }), but the folders hold \
+            \(folders.sorted { $0.key < $1.key }).
+            """)
+    }
+
     // MARK: Code that fits DocC's page
 
     /// The widest line a code block may have: DocC cuts longer lines off in a 1,280-pixel
