@@ -64,10 +64,17 @@ let package = Package(
         // (internal checks only); The store registry's words; The dispatch tape's clock; Swift
         // runtime entry points.
         .target(name: "CFluxCapacitorShims"),
-        .target(name: "FluxCapacitorPersistence", dependencies: ["FluxCapacitor"]),
+        .target(
+            name: "FluxCapacitorPersistence", dependencies: ["FluxCapacitor"],
+            // Notes on the internals, for people, not a resource.
+            exclude: ["Internal/README.md"]
+        ),
         // Depends on FluxCapacitorPersistence for DispatchReplay, which plays a recording with
         // its DispatchFilePlayer.
-        .target(name: "FluxCapacitorTesting", dependencies: ["FluxCapacitor", "FluxCapacitorPersistence"]),
+        .target(
+            name: "FluxCapacitorTesting", dependencies: ["FluxCapacitor", "FluxCapacitorPersistence"],
+            exclude: ["Internal/README.md"]
+        ),
 
         // The example app: `swift run repository-search` (an executable target of the root
         // package is a product of its own there). An app, not a library: no product exports

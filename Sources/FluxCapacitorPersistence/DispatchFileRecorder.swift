@@ -28,12 +28,15 @@ public import Foundation
 /// the user was, not where fresh stores would.
 ///
 /// **The file** ([JSON Lines](https://jsonlines.org)): a header line, then values lines and
-/// one line per dispatch of a recorded type, in dispatch order:
+/// one line per dispatch of a recorded type, in dispatch order (the long lines wrapped
+/// here):
 ///
 /// ```text
 /// {"format":"FluxCapacitor dispatch recording","version":2,"types":["Favorite"]}
-/// {"seq":1,"time":"2026-11-26T05:36:16.120Z","type":"Favorite","checkpoint":true,"values":{"_favorites":[]}}
-/// {"seq":1,"time":"2026-11-26T05:36:16.123Z","type":"Favorite","state":{"add":{"_0":{"name":"hoverboard"}}}}
+/// {"seq":1,"time":"2026-11-26T05:36:16.120Z","type":"Favorite","checkpoint":true,
+///   "values":{"_favorites":[]}}
+/// {"seq":1,"time":"2026-11-26T05:36:16.123Z","type":"Favorite",
+///   "state":{"add":{"_0":{"name":"hoverboard"}}}}
 /// ```
 ///
 /// `seq` counts the dispatches of recorded types from 1, `time` is when the store was about

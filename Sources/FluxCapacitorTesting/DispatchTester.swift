@@ -54,10 +54,11 @@ public import FluxCapacitor
 /// with a failure, although every test passed:
 ///
 /// ```text
-/// error: A DispatchTester<Dispatcher.Counter> made in the test “CounterTests/incrementing()”
-/// at CounterTests/CounterTests.swift:12 was still alive when the test run ended, so what
-/// it recorded was never checked. Let go of it by the end of its test (a task, a global or
-/// an XCTestCase's property kept it), or call assertAllReceived().
+/// error: A DispatchTester<Dispatcher.Counter> made in the test
+/// “CounterTests/incrementing()” at CounterTests/CounterTests.swift:12 was still
+/// alive when the test run ended, so what it recorded was never checked. Let go of
+/// it by the end of its test (a task, a global or an XCTestCase's property kept
+/// it), or call assertAllReceived().
 /// ```
 ///
 /// In XCTest, let go of a tester kept in a property in `tearDown()`: XCTest keeps its test

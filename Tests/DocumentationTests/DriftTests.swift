@@ -129,21 +129,78 @@ struct DriftTests {
         }
     }
 
+    // MARK: The internals' maps
+
+    /// The map of a product's `Internal/README.md`: each `- `Folder/`: …` item of its
+    /// "## Map" section, with the `.swift` files the item names.
+    static func map(in readme: String) throws -> [String: Set<String>] {
+        let section = try #require(readme.components(separatedBy: "\n## Map\n").dropFirst().first)
+        let body = section.components(separatedBy: "\n## ")[0]
+        var map: [String: Set<String>] = [:]
+        for item in body.components(separatedBy: "\n- ").dropFirst() {
+            let folder = try #require(item.firstMatch(of: /^`([A-Za-z]+)\/`:/)).1
+            map[String(folder)] = Set(item.matches(of: /`([A-Za-z+]+\.swift)`/).map { String($0.1) })
+        }
+        return map
+    }
+
+    /// "Internal/README's map follows the folders" (issue 43): every folder of a product's
+    /// `Internal/` and every file in it is on the map, and nothing else is.
+    @Test(arguments: ["FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting"])
+    func theInternalsMapNamesEveryFolderAndFile(module: String) throws {
+        let folder = "Sources/\(module)/Internal"
+        let map = try Self.map(in: CodeSamples.text(of: "\(folder)/README.md"))
+        var folders: [String: Set<String>] = [:]
+        for path in try CodeSamples.files(under: folder) where path.hasSuffix(".swift") {
+            let parts = path.dropFirst(folder.count + 1).split(separator: "/")
+            #expect(parts.count == 2, "\(path): a file of Internal/ is in a subsystem's folder")
+            if parts.count == 2 {
+                folders[String(parts[0]), default: []].insert(String(parts[1]))
+            }
+        }
+        #expect(!folders.isEmpty)
+        #expect(
+            map == folders,
+            """
+            \(folder)/README.md's map (its "## Map" list: `Folder/`, then each file in \
+            code spans) says \(map.sorted { $0.key < $1.key }), but the folders hold \
+            \(folders.sorted { $0.key < $1.key }).
+            """)
+    }
+
     // MARK: Code that fits DocC's page
 
     /// The widest line a code block may have: DocC cuts longer lines off in a 1,280-pixel
     /// window.
     static let columns = 80
 
-    /// The blocks the rule covers: every Swift sample (README.md, MIGRATION.md, the DocC
-    /// articles, the doc comments of `Sources`) and every other block that DocC renders (the
-    /// articles' and doc comments' shell commands). Output quoted as printed (`text` blocks)
-    /// stays as the program prints it.
+    /// The blocks the rule covers: every fenced block, whatever its language, of README.md,
+    /// MIGRATION.md, CONTRIBUTING.md, the DocC articles, the notes on the internals
+    /// (`Sources/*/Internal/README.md`) and the doc comments of `Sources`. Output quoted as
+    /// printed (`text` blocks) is wrapped too, and the text before it says so (issue 43: no
+    /// sample scrolls sideways). Benchmarks/README.md is not covered.
     static func blocks() throws -> [CodeSample] {
-        try CodeSamples.all(anyLanguage: true).filter { block in
-            block.language == "swift"
-                || (block.language != "text" && (block.file.contains(".docc/") || block.file.hasSuffix(".swift")))
+        let notes = try CodeSamples.files(under: "Sources").filter { path in
+            path.hasSuffix(".md") && !path.contains(".docc/")
         }
+        #expect(notes.count >= 3, "the notes on each product's internals")
+        var blocks = try CodeSamples.all(anyLanguage: true)
+        for path in ["CONTRIBUTING.md"] + notes {
+            blocks += CodeSamples.inMarkdown(try CodeSamples.text(of: path), file: path, anyLanguage: true)
+        }
+        return blocks
+    }
+
+    @Test func theRuleCoversEveryKindOfBlock() throws {
+        let blocks = try Self.blocks()
+        let files = Set(blocks.map(\.file))
+        for file in ["README.md", "MIGRATION.md", "Sources/FluxCapacitor/Internal/README.md"] {
+            #expect(files.contains(file), "\(file)'s blocks")
+        }
+        #expect(files.contains { $0.contains(".docc/") }, "the articles' blocks")
+        #expect(files.contains { $0.hasSuffix(".swift") }, "the doc comments' blocks")
+        let languages = Set(blocks.map(\.language))
+        #expect(languages.isSuperset(of: ["swift", "sh", "text"]))
     }
 
     @Test func everyCodeSampleFitsEightyColumns() throws {
@@ -155,7 +212,8 @@ struct DriftTests {
                 Issue.record(
                     """
                     \(block.file):\(block.line + 1 + offset): \(line.count) columns, over \(Self.columns) \
-                    (DocC cuts it off); wrap it, and its copy in the *Snippets.swift file that compiles it:
+                    (DocC cuts it off, GitHub scrolls it); wrap it, and its copy in the \
+                    *Snippets.swift file that compiles it (output: say it is wrapped):
                     \(line)
                     """)
             }

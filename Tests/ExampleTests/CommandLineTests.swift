@@ -56,18 +56,35 @@ final class CommandLineTests {
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let afterFence = try #require(readme.components(separatedBy: "```text\n").dropFirst().first)
         let excerpt = afterFence.components(separatedBy: "\n```")[0]
-        let shown = excerpt.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces) != "⋮" }
+        let shown = Self.unwrapped(
+            excerpt.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces) != "⋮" })
         #expect(shown.count >= 10)
 
         let (_, output) = await run(["--latency", "0"])
         var printed = output.split(separator: "\n")[...]
         for line in shown {
-            guard let found = printed.firstIndex(of: line) else {
+            guard let found = printed.firstIndex(where: { $0 == line }) else {
                 Issue.record("README line not printed in this order: \(line)")
                 return
             }
             printed = printed[(found + 1)...]
         }
+    }
+
+    /// The excerpt's lines, each wrapped one joined again. The README wraps a printed line
+    /// wider than 80 columns after a comma, and indents its rest deeper than the line
+    /// itself; joined with one space, they are the printed line.
+    static func unwrapped(_ lines: [Substring]) -> [String] {
+        var joined: [(text: String, indentation: Int)] = []
+        for line in lines {
+            let indentation = line.prefix { $0 == " " }.count
+            if let last = joined.last, last.text.hasSuffix(","), indentation > last.indentation {
+                joined[joined.count - 1].text += " " + line.dropFirst(indentation)
+            } else {
+                joined.append((String(line), indentation))
+            }
+        }
+        return joined.map(\.text)
     }
 
     @Test func theInteractiveModeRunsCommandsAndShowsTheScreenAfterEach() async {

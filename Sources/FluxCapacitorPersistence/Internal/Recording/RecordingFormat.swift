@@ -1,13 +1,17 @@
 import Foundation
 
 /// The lines of a recording, version 2 ([JSON Lines](https://jsonlines.org)), which a
-/// ``DispatchFileRecorder`` writes and a ``DispatchFilePlayer`` reads:
+/// ``DispatchFileRecorder`` writes and a ``DispatchFilePlayer`` reads (each is one line of
+/// the file, wrapped here):
 ///
 /// ```text
 /// {"format":"FluxCapacitor dispatch recording","version":2,"types":["Favorite"]}
-/// {"seq":1,"time":"2026-11-26T05:36:16.120Z","type":"Favorite","values":{"_favorites":[…]}}
-/// {"seq":1,"time":"2026-11-26T05:36:16.123Z","type":"Favorite","state":{"add":{"_0":{…}}}}
-/// {"seq":2,"time":"2026-11-26T05:36:17.002Z","type":"Favorite","dropped":true,"state":{"clear":{}}}
+/// {"seq":1,"time":"2026-11-26T05:36:16.120Z","type":"Favorite",
+///   "values":{"_favorites":[…]}}
+/// {"seq":1,"time":"2026-11-26T05:36:16.123Z","type":"Favorite",
+///   "state":{"add":{"_0":{…}}}}
+/// {"seq":2,"time":"2026-11-26T05:36:17.002Z","type":"Favorite","dropped":true,
+///   "state":{"clear":{}}}
 /// ```
 ///
 /// - The header names the recorded types.

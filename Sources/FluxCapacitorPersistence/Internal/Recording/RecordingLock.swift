@@ -31,8 +31,8 @@ final class RecordingLock {
 
     /// The lock files held in this process, as `device:inode`.
     nonisolated(unsafe) private static var held: Set<String> = []
-    // Guards `held`; a leaf of the lock order (Internal/README.md, "Locks outside the core
-    // library").
+    // Guards `held`; a leaf of the lock order (rank 10 in "Lock order",
+    // Sources/FluxCapacitor/Internal/README.md).
     private static let tableLock = NSLock()
 
     init(forRecordingAt path: String) {

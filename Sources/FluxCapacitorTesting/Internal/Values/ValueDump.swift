@@ -282,7 +282,8 @@ private enum TypeNames {
         let keepingGenerics: Bool
     }
 
-    // A leaf of the lock order (Internal/README.md): a dictionary access, nothing inside.
+    // A leaf of the lock order (rank 10 in Sources/FluxCapacitor/Internal/README.md): a
+    // dictionary access, nothing inside.
     static let lock = NSLock()
     // Guarded by `lock`.
     nonisolated(unsafe) static var names: [Key: String] = [:]
