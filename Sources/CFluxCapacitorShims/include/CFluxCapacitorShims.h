@@ -346,12 +346,18 @@ static inline void cflux_word_store_relaxed(uintptr_t *_Nonnull word, uintptr_t 
 /// Seconds since 1970, UTC (`CLOCK_REALTIME`): the time of a recorded dispatch. Inline, so
 /// that a recorded dispatch makes no call of its own to read it (a Swift function of the
 /// library was a call, and kept the recorded dispatch over its budget: the row
-/// `dispatchRecorderOn` of `Benchmarks/instructions`). In C because Swift does not import Apple's `CLOCK_REALTIME`, a
-/// `#define` naming the enumerator `_CLOCK_REALTIME` of `clockid_t` (swift's
-/// ImportMacro.cpp: "FIXME: If the identifier refers to a declaration, alias it?").
+/// `dispatchRecorderOn` of `Benchmarks/instructions`).
 static inline double cflux_realtime_seconds(void) {
     struct timespec time;
+#if defined(__APPLE__)
+    // Apple's <time.h> declares the clock as the enumerator `_CLOCK_REALTIME` of
+    // `clockid_t` (macOS 10.12, iOS 10), and `CLOCK_REALTIME` as a `#define` of it. The
+    // enumerator itself, so that apple-check's stand-in SDK, which declares only the
+    // enumerator, checks this line too; the clock is the same.
+    clock_gettime(_CLOCK_REALTIME, &time);
+#else
     clock_gettime(CLOCK_REALTIME, &time);
+#endif
     return (double)time.tv_sec + (double)time.tv_nsec / 1000000000.0;
 }
 
