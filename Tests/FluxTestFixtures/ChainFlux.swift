@@ -1,32 +1,32 @@
-public import FluxCapacitor
+package import FluxCapacitor
 
 /// A payload whose release the tests can see.
-public struct Payload: @unchecked Sendable {
+package struct Payload: @unchecked Sendable {
     // Sendable: the object is only read (its deinit counts), never mutated.
-    public let object: Tracked
+    package let object: Tracked
 
-    public init(object: Tracked) {
+    package init(object: Tracked) {
         self.object = object
     }
 }
 
 extension Dispatcher {
-    public enum Chain: DispatchState {
-        public typealias RelatedStoreType = ChainStore
-        public typealias RelatedActionType = ChainAction
+    package enum Chain: DispatchState {
+        package typealias RelatedStoreType = ChainStore
+        package typealias RelatedActionType = ChainAction
         case step(Int)
         case carry(Payload)
     }
 }
 
 /// A store that dispatches from its own `reduce`, counting down.
-public final class ChainStore: Storable {
-    public typealias DispatchStateType = Dispatcher.Chain
-    public let steps = Variable(0)
-    public let depth = Variable(0)
-    public let maxDepth = Variable(0)
-    public required init() {}
-    public func reduce(with state: Dispatcher.Chain) {
+package final class ChainStore: Storable {
+    package typealias DispatchStateType = Dispatcher.Chain
+    package let steps = Variable(0)
+    package let depth = Variable(0)
+    package let maxDepth = Variable(0)
+    package required init() {}
+    package func reduce(with state: Dispatcher.Chain) {
         guard case .step(let remaining) = state else { return }
         depth.value += 1
         maxDepth.value = max(maxDepth.value, depth.value)
@@ -38,8 +38,8 @@ public final class ChainStore: Storable {
     }
 }
 
-public struct ChainAction: Actionable {
-    public typealias DispatchStateType = Dispatcher.Chain
+package struct ChainAction: Actionable {
+    package typealias DispatchStateType = Dispatcher.Chain
 
-    public init() {}
+    package init() {}
 }

@@ -1,10 +1,10 @@
-public import FluxCapacitor
-public import TestSupport
+package import FluxCapacitor
+package import TestSupport
 
 extension Dispatcher {
-    public enum Counter: DispatchState, Equatable {
-        public typealias RelatedStoreType = CounterStore
-        public typealias RelatedActionType = CounterAction
+    package enum Counter: DispatchState, Equatable {
+        package typealias RelatedStoreType = CounterStore
+        package typealias RelatedActionType = CounterAction
 
         case increment
         case add(Int)
@@ -13,24 +13,24 @@ extension Dispatcher {
 }
 
 /// A store for the tests: a count, plus a hook that runs after each reduction.
-public final class CounterStore: Storable {
-    public typealias DispatchStateType = Dispatcher.Counter
+package final class CounterStore: Storable {
+    package typealias DispatchStateType = Dispatcher.Counter
 
     /// The stores made, counted for each test's dispatcher.
-    public static let made = CountPerDispatcher()
+    package static let made = CountPerDispatcher()
 
     /// Tells instances apart even if an address is reused: unique within a dispatcher.
-    public let serial: Int
-    public let count: Constant<Int>
+    package let serial: Int
+    package let count: Constant<Int>
     private let _count = Variable(0)
-    public let afterReduce = Locked<(@Sendable (Dispatcher.Counter) -> Void)?>(nil)
+    package let afterReduce = Locked<(@Sendable (Dispatcher.Counter) -> Void)?>(nil)
 
-    public required init() {
+    package required init() {
         serial = CounterStore.made.increment()
         count = Constant(_count)
     }
 
-    public func reduce(with state: Dispatcher.Counter) {
+    package func reduce(with state: Dispatcher.Counter) {
         switch state {
         case .increment: _count.value += 1
         case .add(let amount): _count.value += amount
@@ -40,8 +40,8 @@ public final class CounterStore: Storable {
     }
 }
 
-public struct CounterAction: Actionable {
-    public init() {}
+package struct CounterAction: Actionable {
+    package init() {}
 
-    public typealias DispatchStateType = Dispatcher.Counter
+    package typealias DispatchStateType = Dispatcher.Counter
 }

@@ -1,7 +1,7 @@
-public import FluxCapacitor
-public import FluxCapacitorPersistence
-public import FluxCapacitorTesting
-public import Foundation
+package import FluxCapacitor
+package import FluxCapacitorPersistence
+package import FluxCapacitorTesting
+package import Foundation
 import TestSupport
 import Testing
 
@@ -13,9 +13,9 @@ import Darwin
 
 extension Dispatcher {
     /// What the recording tests dispatch and replay.
-    public enum Tally: DispatchState, Codable, Equatable, Sendable {
-        public typealias RelatedStoreType = TallyStore
-        public typealias RelatedActionType = TallyAction
+    package enum Tally: DispatchState, Codable, Equatable, Sendable {
+        package typealias RelatedStoreType = TallyStore
+        package typealias RelatedActionType = TallyAction
 
         case add(Int)
         case note(String)
@@ -25,9 +25,9 @@ extension Dispatcher {
     }
 
     /// A state type the recorders of these tests are not given.
-    public enum Unrecorded: DispatchState, Codable, Sendable {
-        public typealias RelatedStoreType = UnrecordedStore
-        public typealias RelatedActionType = UnrecordedAction
+    package enum Unrecorded: DispatchState, Codable, Sendable {
+        package typealias RelatedStoreType = UnrecordedStore
+        package typealias RelatedActionType = UnrecordedAction
 
         case ping
     }
@@ -36,9 +36,9 @@ extension Dispatcher {
 extension Dispatcher {
     /// A recorded state whose encoding waits until the test lets it go on: it holds up the
     /// recorder's writer.
-    public enum Held: DispatchState, Codable, Sendable {
-        public typealias RelatedStoreType = HeldStore
-        public typealias RelatedActionType = HeldAction
+    package enum Held: DispatchState, Codable, Sendable {
+        package typealias RelatedStoreType = HeldStore
+        package typealias RelatedActionType = HeldAction
 
         case held(WriterGate)
     }
@@ -46,22 +46,22 @@ extension Dispatcher {
 
 /// What a ``Dispatcher/Held`` state's encoding waits for. One decoded from a recording does
 /// not wait.
-public final class WriterGate: Codable, Sendable {
+package final class WriterGate: Codable, Sendable {
     /// Signalled when the writer starts encoding the state.
-    public let encoding = DispatchSemaphore(value: 0)
+    package let encoding = DispatchSemaphore(value: 0)
     /// Lets the encoding go on.
-    public let mayEncode = DispatchSemaphore(value: 0)
+    package let mayEncode = DispatchSemaphore(value: 0)
     private let waits: Bool
 
-    public init() {
+    package init() {
         waits = true
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         waits = false
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         if waits {
             encoding.signal()
             mayEncode.wait()
@@ -71,32 +71,32 @@ public final class WriterGate: Codable, Sendable {
     }
 }
 
-public final class HeldStore: Storable {
-    public typealias DispatchStateType = Dispatcher.Held
-    public required init() {}
-    public func reduce(with state: Dispatcher.Held) {}
+package final class HeldStore: Storable {
+    package typealias DispatchStateType = Dispatcher.Held
+    package required init() {}
+    package func reduce(with state: Dispatcher.Held) {}
 }
 
-public struct HeldAction: Actionable {
-    public init() {}
+package struct HeldAction: Actionable {
+    package init() {}
 
-    public typealias DispatchStateType = Dispatcher.Held
+    package typealias DispatchStateType = Dispatcher.Held
 }
 
-public final class TallyStore: Storable {
-    public typealias DispatchStateType = Dispatcher.Tally
+package final class TallyStore: Storable {
+    package typealias DispatchStateType = Dispatcher.Tally
 
-    public let total: Constant<Int>
+    package let total: Constant<Int>
     private let _total = Variable(0)
-    public let notes: Constant<[String]>
+    package let notes: Constant<[String]>
     private let _notes = Variable<[String]>([])
 
-    public required init() {
+    package required init() {
         total = Constant(_total)
         notes = Constant(_notes)
     }
 
-    public func reduce(with state: Dispatcher.Tally) {
+    package func reduce(with state: Dispatcher.Tally) {
         switch state {
         case .add(let amount): _total.value += amount
         case .note(let text): _notes.value.append(text)
@@ -108,29 +108,30 @@ public final class TallyStore: Storable {
     }
 }
 
-public struct TallyAction: Actionable {
-    public init() {}
+package struct TallyAction: Actionable {
+    package init() {}
 
-    public typealias DispatchStateType = Dispatcher.Tally
+    package typealias DispatchStateType = Dispatcher.Tally
 }
 
-public final class UnrecordedStore: Storable {
-    public typealias DispatchStateType = Dispatcher.Unrecorded
-    public required init() {}
-    public func reduce(with state: Dispatcher.Unrecorded) {}
+package final class UnrecordedStore: Storable {
+    package typealias DispatchStateType = Dispatcher.Unrecorded
+    package required init() {}
+    package func reduce(with state: Dispatcher.Unrecorded) {}
 }
 
-public struct UnrecordedAction: Actionable {
-    public init() {}
+package struct UnrecordedAction: Actionable {
+    package init() {}
 
-    public typealias DispatchStateType = Dispatcher.Unrecorded
+    package typealias DispatchStateType = Dispatcher.Unrecorded
 }
 
 /// A folder of the test's own, removed when it goes away.
-public final class TemporaryFolder: Sendable {
-    public let url = FileManager.default.temporaryDirectory.appendingPathComponent("FluxRecording-\(UUID().uuidString)")
+package final class TemporaryFolder: Sendable {
+    package let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "FluxRecording-\(UUID().uuidString)")
 
-    public init() throws {
+    package init() throws {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
@@ -138,61 +139,61 @@ public final class TemporaryFolder: Sendable {
         try? FileManager.default.removeItem(at: url)
     }
 
-    public func file(_ name: String) -> URL {
+    package func file(_ name: String) -> URL {
         url.appendingPathComponent(name)
     }
 }
 
 /// A reporter that keeps the failures it is told of.
-public final class CollectedFailures: Sendable {
-    public init() {}
+package final class CollectedFailures: Sendable {
+    package init() {}
 
     private let failed = Locked<[String]>([])
 
-    public var reporter: IssueReporter {
+    package var reporter: IssueReporter {
         IssueReporter(failure: { [failed] message, _ in failed.withLock { $0.append(message) } })
     }
 
-    public var messages: [String] { failed.value }
+    package var messages: [String] { failed.value }
 }
 
 /// An error handler that keeps what it is told.
-public final class CollectedErrors: Sendable {
-    public init() {}
+package final class CollectedErrors: Sendable {
+    package init() {}
 
     private let errors = Locked<[DispatchRecordingError]>([])
 
-    public var handler: @Sendable (DispatchRecordingError) -> Void {
+    package var handler: @Sendable (DispatchRecordingError) -> Void {
         { [errors] error in errors.withLock { $0.append(error) } }
     }
 
-    public var all: [DispatchRecordingError] { errors.value }
-    public var reasons: [String] { errors.value.map(\.reason) }
+    package var all: [DispatchRecordingError] { errors.value }
+    package var reasons: [String] { errors.value.map(\.reason) }
 }
 
 /// The lines of a recording that are steps (not the header, not values), without their time.
-public func steps(of file: URL) throws -> [String] {
+package func steps(of file: URL) throws -> [String] {
     try lines(of: file).dropFirst().filter { $0.contains(#""state":"#) }.map { line in
         line.replacingOccurrences(of: #""time":"[^"]*""#, with: #""time":"T""#, options: .regularExpression)
     }
 }
 
 /// The sequence numbers of the steps of a recording.
-public func sequences(of file: URL) throws -> [Int] {
+package func sequences(of file: URL) throws -> [Int] {
     try steps(of: file).map { Int($0.firstMatch(of: /"seq":(\d+)/)!.1)! }
 }
 
 /// The lines of a file, without the last newline.
-public func lines(of file: URL) throws -> [String] {
+package func lines(of file: URL) throws -> [String] {
     try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
         .dropLast().map(String.init)
 }
 
 extension Dispatcher {
     /// A shelf of items, persisted: what a recording must start from when a launch restores it.
-    public enum Pantry: DispatchState, Codable, Equatable, Sendable {
-        public typealias RelatedStoreType = PantryStore
-        public typealias RelatedActionType = PantryAction
+    package enum Pantry: DispatchState, Codable, Equatable, Sendable {
+        package typealias RelatedStoreType = PantryStore
+        package typealias RelatedActionType = PantryAction
 
         case add(String)
         case remove(String)
@@ -200,17 +201,17 @@ extension Dispatcher {
 }
 
 /// Items persisted as `shelf` in the default storage.
-public final class PantryStore: Storable {
-    public typealias DispatchStateType = Dispatcher.Pantry
+package final class PantryStore: Storable {
+    package typealias DispatchStateType = Dispatcher.Pantry
 
-    public let items: Constant<[String]>
+    package let items: Constant<[String]>
     private let _items = Variable<[String]>([], persistedAs: "shelf")
 
-    public required init() {
+    package required init() {
         items = Constant(_items)
     }
 
-    public func reduce(with state: Dispatcher.Pantry) {
+    package func reduce(with state: Dispatcher.Pantry) {
         switch state {
         case .add(let item): _items.value.append(item)
         case .remove(let item): _items.value.removeAll { $0 == item }
@@ -218,49 +219,49 @@ public final class PantryStore: Storable {
     }
 }
 
-public struct PantryAction: Actionable {
-    public init() {}
+package struct PantryAction: Actionable {
+    package init() {}
 
-    public typealias DispatchStateType = Dispatcher.Pantry
+    package typealias DispatchStateType = Dispatcher.Pantry
 }
 
 /// A value that is not `Codable`: what a recording can only describe.
-public struct Gadget: Sendable, Equatable, CustomStringConvertible {
-    public var name: String
-    public var description: String { "Gadget(\(name))" }
+package struct Gadget: Sendable, Equatable, CustomStringConvertible {
+    package var name: String
+    package var description: String { "Gadget(\(name))" }
 
-    public init(name: String) {
+    package init(name: String) {
         self.name = name
     }
 }
 
 extension Dispatcher {
-    public enum Workshop: DispatchState, Codable, Sendable {
-        public typealias RelatedStoreType = WorkshopStore
-        public typealias RelatedActionType = WorkshopAction
+    package enum Workshop: DispatchState, Codable, Sendable {
+        package typealias RelatedStoreType = WorkshopStore
+        package typealias RelatedActionType = WorkshopAction
 
         case count
     }
 }
 
 /// A store with a value that is not `Codable` beside one that is.
-public final class WorkshopStore: Storable {
-    public typealias DispatchStateType = Dispatcher.Workshop
+package final class WorkshopStore: Storable {
+    package typealias DispatchStateType = Dispatcher.Workshop
 
-    public let gadget = Variable(Gadget(name: "default"))
-    public let counted = Variable(0)
+    package let gadget = Variable(Gadget(name: "default"))
+    package let counted = Variable(0)
 
-    public required init() {}
+    package required init() {}
 
-    public func reduce(with state: Dispatcher.Workshop) {
+    package func reduce(with state: Dispatcher.Workshop) {
         counted.value += 1
     }
 }
 
-public struct WorkshopAction: Actionable {
-    public init() {}
+package struct WorkshopAction: Actionable {
+    package init() {}
 
-    public typealias DispatchStateType = Dispatcher.Workshop
+    package typealias DispatchStateType = Dispatcher.Workshop
 }
 
 // Child processes (`Process`): macOS and Linux.
@@ -277,16 +278,16 @@ private let systemRead = Darwin.read
 /// `FluxCapacitorRecordingChild` (Tests/RecordingChild), run as a child process: its output
 /// read line by line as it comes, so that a test can wait for a line, then kill it or end
 /// its input.
-public final class RecordingChild: @unchecked Sendable {
+package final class RecordingChild: @unchecked Sendable {
     // Sendable: `output` is a `Locked`; `process` and the pipes are used by the test's
     // thread only, and by the reader thread for reading.
-    public let process = Process()
+    package let process = Process()
     private let input = Pipe()
     private let output = Locked<String>("")
     private let errors = Locked<String>("")
     private let readers = DispatchGroup()
 
-    public init(_ arguments: [String]) throws {
+    package init(_ arguments: [String]) throws {
         guard let folder = buildFolder(holding: "FluxCapacitorRecordingChild") else {
             throw CocoaError(
                 .fileNoSuchFile, userInfo: [NSFilePathErrorKey: "FluxCapacitorRecordingChild beside the tests"])
@@ -325,7 +326,7 @@ public final class RecordingChild: @unchecked Sendable {
 
     /// Waits (up to ten minutes: a bound for a hung child, not a measure) until a line of its
     /// output is `line`.
-    public func waitForLine(_ line: String) -> Bool {
+    package func waitForLine(_ line: String) -> Bool {
         for _ in 0..<600_000 {
             if output.value.split(separator: "\n").contains(Substring(line)) { return true }
             if !process.isRunning { return output.value.split(separator: "\n").contains(Substring(line)) }
@@ -335,13 +336,13 @@ public final class RecordingChild: @unchecked Sendable {
     }
 
     /// Kills it (`SIGKILL`: no handler runs, as when iOS ends an app) and waits for it.
-    public func kill() -> Finished {
+    package func kill() -> Finished {
         _ = sendSignal(process.processIdentifier, SIGKILL)
         return finish(closingInput: false)
     }
 
     /// Ends its input (or not) and waits for it to end.
-    public func finish(closingInput: Bool = true) -> Finished {
+    package func finish(closingInput: Bool = true) -> Finished {
         if closingInput {
             try? input.fileHandleForWriting.close()
         }
@@ -352,14 +353,14 @@ public final class RecordingChild: @unchecked Sendable {
             errors: errors.value)
     }
 
-    public struct Finished {
-        public let reason: Process.TerminationReason
-        public let status: Int32
-        public let output: String
-        public let errors: String
+    package struct Finished {
+        package let reason: Process.TerminationReason
+        package let status: Int32
+        package let output: String
+        package let errors: String
 
         /// The numbers it printed, one a line.
-        public var numbers: [Int] {
+        package var numbers: [Int] {
             output.split(separator: "\n").compactMap { Int($0) }
         }
     }
@@ -368,25 +369,25 @@ public final class RecordingChild: @unchecked Sendable {
 #endif
 
 /// The lines of a recording file, written by hand, for the replay's tests.
-public enum RecordingText {
-    public static func header(types: [String] = ["Tally"]) -> String {
+package enum RecordingText {
+    package static func header(types: [String] = ["Tally"]) -> String {
         #"{"format":"FluxCapacitor dispatch recording","version":2,"types":["#
             + types.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
     }
 
-    public static func line(_ sequence: Int, _ state: String, type: String = "Tally") -> String {
+    package static func line(_ sequence: Int, _ state: String, type: String = "Tally") -> String {
         #"{"seq":\#(sequence),"time":"2026-11-26T05:36:16.123Z","type":"\#(type)","state":\#(state)}"#
     }
 
     /// A checkpoint line of a `TallyStore` before step `sequence`.
-    public static func start(_ sequence: Int, total: Int = 0, notes: String = "[]") -> String {
+    package static func start(_ sequence: Int, total: Int = 0, notes: String = "[]") -> String {
         #"{"seq":\#(sequence),"time":"2026-11-26T05:36:16.120Z","type":"Tally","checkpoint":true,"#
             + #""values":{"_total":\#(total),"_notes":\#(notes)}}"#
     }
 
     /// A file of the header (naming `types`), a start before `lines`' first step, and `lines`,
     /// each ending in a newline.
-    public static func recording(
+    package static func recording(
         _ lines: [String], types: [String] = ["Tally"], startingAt first: Int = 1, in folder: TemporaryFolder
     ) throws -> URL {
         let file = folder.file("recording-\(UUID().uuidString).jsonl")

@@ -1,22 +1,22 @@
-public import FluxCapacitor
+package import FluxCapacitor
 
 /// A book, with a nested struct and a list, to show diffs of nested values.
-public struct Book: Equatable, Sendable {
-    public struct Author: Equatable, Sendable {
-        public var name: String
-        public var born: Int
+package struct Book: Equatable, Sendable {
+    package struct Author: Equatable, Sendable {
+        package var name: String
+        package var born: Int
     }
 
-    public var title: String
-    public var author: Author
-    public var tags: [String]
+    package var title: String
+    package var author: Author
+    package var tags: [String]
 }
 
 extension Dispatcher {
     /// States with associated values: one unlabeled, several labeled, none.
-    public enum Shelf: DispatchState, Equatable {
-        public typealias RelatedStoreType = ShelfStore
-        public typealias RelatedActionType = ShelfAction
+    package enum Shelf: DispatchState, Equatable {
+        package typealias RelatedStoreType = ShelfStore
+        package typealias RelatedActionType = ShelfAction
 
         case add(Book)
         case move(Book, toShelf: Int)
@@ -25,17 +25,17 @@ extension Dispatcher {
 }
 
 /// The books on the shelf.
-public final class ShelfStore: Storable {
-    public typealias DispatchStateType = Dispatcher.Shelf
+package final class ShelfStore: Storable {
+    package typealias DispatchStateType = Dispatcher.Shelf
 
-    public let books: Constant<[Book]>
+    package let books: Constant<[Book]>
     private let _books = Variable<[Book]>([])
 
-    public required init() {
+    package required init() {
         books = Constant(_books)
     }
 
-    public func reduce(with state: Dispatcher.Shelf) {
+    package func reduce(with state: Dispatcher.Shelf) {
         switch state {
         case .add(let book): _books.value.append(book)
         case .move(let book, _): _books.value.removeAll { $0 == book }
@@ -44,15 +44,15 @@ public final class ShelfStore: Storable {
     }
 }
 
-public struct ShelfAction: Actionable {
-    public init() {}
+package struct ShelfAction: Actionable {
+    package init() {}
 
-    public typealias DispatchStateType = Dispatcher.Shelf
+    package typealias DispatchStateType = Dispatcher.Shelf
 }
 
-public enum Books {
-    public static let dune = Book(
+package enum Books {
+    package static let dune = Book(
         title: "Dune", author: Book.Author(name: "Frank Herbert", born: 1920), tags: ["desert", "spice"])
-    public static let emma = Book(
+    package static let emma = Book(
         title: "Emma", author: Book.Author(name: "Jane Austen", born: 1775), tags: ["matchmaking"])
 }

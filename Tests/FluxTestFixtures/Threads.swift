@@ -1,10 +1,10 @@
 import FluxCapacitor
 import Foundation
-public import TestSupport
+package import TestSupport
 
 /// Runs `body(index)` on `count` new threads that start together, and waits for all of
 /// them. Each thread runs in the caller's dispatcher scope.
-public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+package func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     let dispatcher = Dispatcher.current
     let ready = DispatchGroup()
     let done = DispatchGroup()
@@ -29,10 +29,10 @@ public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
 }
 
 /// An object whose deinit is counted, to see what is released.
-public final class Tracked: Sendable {
-    public let deinits: Locked<Int>
+package final class Tracked: Sendable {
+    package let deinits: Locked<Int>
 
-    public init(_ deinits: Locked<Int>) {
+    package init(_ deinits: Locked<Int>) {
         self.deinits = deinits
     }
 
@@ -45,15 +45,15 @@ public final class Tracked: Sendable {
 /// made in the test that made it, while other tests, running in parallel under their own
 /// `.isolatedDispatcher`, make instances of the same type. Each test reads only the count
 /// of its own `Dispatcher.current`.
-public final class CountPerDispatcher: Sendable {
-    public init() {}
+package final class CountPerDispatcher: Sendable {
+    package init() {}
 
     // The dispatchers are kept, so that a freed one's address is never another's key.
     private let counts = Locked<[ObjectIdentifier: (dispatcher: Dispatcher, count: Int)]>([:])
 
     /// Adds one to the count of `Dispatcher.current`, and returns the new count.
     @discardableResult
-    public func increment() -> Int {
+    package func increment() -> Int {
         let dispatcher = Dispatcher.current
         return counts.withLock {
             let count = ($0[ObjectIdentifier(dispatcher)]?.count ?? 0) + 1
@@ -63,7 +63,7 @@ public final class CountPerDispatcher: Sendable {
     }
 
     /// The count of `Dispatcher.current`.
-    public var inCurrentDispatcher: Int {
+    package var inCurrentDispatcher: Int {
         counts.value[ObjectIdentifier(Dispatcher.current)]?.count ?? 0
     }
 }

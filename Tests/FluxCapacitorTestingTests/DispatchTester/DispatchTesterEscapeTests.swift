@@ -104,7 +104,8 @@ struct DispatchTesterEscapeTests {
         #expect(
             standardError.contains(
                 "error: A DispatchTester<Dispatcher.Counter> made in the test “\(maker.name)” at "
-                    + "\(#fileID):\(line) was still alive when the test run ended, so what it recorded was never checked"))
+                    + "\(#fileID):\(line) was still alive when the test run ended, so what it recorded was never checked"
+            ))
         #expect(
             standardError.contains(
                 "error: 1 failure was reported outside the test that made the DispatchTester or DispatchReplay"))

@@ -52,7 +52,8 @@ private func runInXCTest(_ names: [String]) -> Never {
         #expect(
             standardError.contains(
                 "error: A DispatchTester<Dispatcher.Counter> made in the test “KeepsATester.makesAndKeepsATester” at "
-                    + "\(#fileID):\(KeepsATester.madeAt) was still alive when the test run ended, so what it recorded was never checked"),
+                    + "\(#fileID):\(KeepsATester.madeAt) was still alive when the test run ended, so what it recorded was never checked"
+            ),
             "\(standardError)")
         #expect(
             standardError.contains(

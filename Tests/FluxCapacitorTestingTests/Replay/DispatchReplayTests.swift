@@ -48,7 +48,8 @@ struct DispatchReplayTests {
 
     @Test func aTruncatedLastLineFailsNamingItAfterReplayingTheLinesBefore() throws {
         let folder = try TemporaryFolder()
-        let file = try recording([RecordingText.line(1, #"{"add":{"_0":2}}"#), RecordingText.line(2, #"{"add":{"_0":3}}"#)], in: folder)
+        let file = try recording(
+            [RecordingText.line(1, #"{"add":{"_0":2}}"#), RecordingText.line(2, #"{"add":{"_0":3}}"#)], in: folder)
         // The app stopped while writing line 3.
         let whole = try Data(contentsOf: file)
         try (whole + Data(#"{"seq":3,"time":"2026-11-26T05:36:16.123Z","ty"#.utf8)).write(to: file)
@@ -78,7 +79,10 @@ struct DispatchReplayTests {
     @Test func aRecordedTypeNotGivenFailsAtTheHeaderNamingItAndHowToGiveOrSkipIt() throws {
         let folder = try TemporaryFolder()
         let file = try recording(
-            [RecordingText.line(1, #"{"add":{"_0":2}}"#), RecordingText.line(2, #"{"ping":{}}"#, type: "MyApp.Dispatcher.Ping")],
+            [
+                RecordingText.line(1, #"{"add":{"_0":2}}"#),
+                RecordingText.line(2, #"{"ping":{}}"#, type: "MyApp.Dispatcher.Ping"),
+            ],
             types: ["Tally", "MyApp.Dispatcher.Ping"], in: folder)
         let store = TallyStore.instantiate()
         let failures = CollectedFailures()
@@ -168,7 +172,8 @@ struct DispatchReplayTests {
 
     @Test func aGapInTheSequenceFailsNamingTheMissingDispatches() throws {
         let folder = try TemporaryFolder()
-        let file = try recording([RecordingText.line(1, #"{"add":{"_0":2}}"#), RecordingText.line(5, #"{"add":{"_0":3}}"#)], in: folder)
+        let file = try recording(
+            [RecordingText.line(1, #"{"add":{"_0":2}}"#), RecordingText.line(5, #"{"add":{"_0":3}}"#)], in: folder)
         let failures = CollectedFailures()
         #expect(replay(file, failures).replayAll() == 1)
         #expect(failures.messages.first?.contains("line 4: dispatches 2 to 4 were not recorded") == true)
@@ -191,7 +196,8 @@ struct DispatchReplayTests {
         let folder = try TemporaryFolder()
         let file = folder.file("other.jsonl")
         try Data(
-            (#"{"format":"FluxCapacitor dispatch recording","version":\#(version)}"# + "\n" + RecordingText.line(1, "{}") + "\n")
+            (#"{"format":"FluxCapacitor dispatch recording","version":\#(version)}"# + "\n"
+                + RecordingText.line(1, "{}") + "\n")
                 .utf8
         ).write(to: file)
         let failures = CollectedFailures()
@@ -240,7 +246,8 @@ struct DispatchReplayTests {
     @Test func aHundredMegabyteLineFailsAtTheLineLimitWithoutReadingItAll() throws {
         let folder = try TemporaryFolder()
         let file = folder.file("one-line.jsonl")
-        try (Data((RecordingText.header() + "\n").utf8) + Data(repeating: UInt8(ascii: "x"), count: 100 << 20)).write(to: file)
+        try (Data((RecordingText.header() + "\n").utf8) + Data(repeating: UInt8(ascii: "x"), count: 100 << 20)).write(
+            to: file)
 
         let failures = CollectedFailures()
         let replay = DispatchReplay(

@@ -4,7 +4,6 @@ import FluxTestFixtures
 import TestSupport
 import Testing
 
-
 @Suite("Dispatching", .isolatedDispatcher)
 struct DispatchTests {
     @Test func invokeReturnsAfterTheStoreReducedAndCurrentObserversRan() {
