@@ -82,7 +82,7 @@ final class FluxDispatch: Runner {
         dust?.clean()
         log?.clean()
         if let recorder, let file {
-            recorder.finish()
+            recorder.stop()
             try? FileManager.default.removeItem(at: file)
         }
     }
