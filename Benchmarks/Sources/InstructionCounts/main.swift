@@ -1,16 +1,20 @@
 // `Benchmarks/instructions`: instructions per operation of each workload, for FluxCapacitor
 // and the hand-written baseline, counted by valgrind's callgrind, with the budgets.
 //
-//     Benchmarks/instructions [--filter NAME]... [--markdown] [--check]
+//     Benchmarks/instructions [--filter NAME]... [--markdown] [--check] [--record]
 //
 // Each workload runs in a process of its own under `valgrind --tool=callgrind`, counting
 // inside `Runner.run(iterations:)` only, twice, at two loop lengths; the difference of the
 // two counts, divided by the difference in operations, is what one operation costs (the
 // first operation's one-time costs cancel). The
 // counts repeat to the instruction from run to run on one machine and toolchain, unlike
-// wall-clock times. The memory workloads run natively (`MemoryCounts`): heap bytes and
+// wall-clock times (all but the whole-process row's: when callgrind switches to the
+// recorder's writer thread moves it by up to 2%). The memory workloads run natively (`MemoryCounts`): heap bytes and
 // mallocs per object. `--filter` keeps the workloads whose id contains NAME (any of them);
-// `--check` exits 1 if a budget of a measured workload does not hold.
+// `--check` exits 1 if a budget of a measured workload does not hold, or if a measured row's
+// figures are more than 1% away (3% for the whole-process row) from those
+// `Benchmarks/figures.json` records (the figures the docs quote: Figures.swift); `--record`
+// writes the measured rows' figures into that file.
 //
 // Internally, `InstructionCounts run <workload id> <contender> <iterations>` is the program
 // that valgrind runs.
@@ -123,6 +127,7 @@ let budgets: [String: [Budget]] = [
 var filters: [String] = []
 var markdown = false
 var check = false
+var record = false
 var index = 0
 while index < arguments.count {
     switch arguments[index] {
@@ -131,8 +136,9 @@ while index < arguments.count {
         index += 1
     case "--markdown": markdown = true
     case "--check": check = true
+    case "--record": record = true
     default:
-        print("usage: Benchmarks/instructions [--filter NAME]... [--markdown] [--check]")
+        print("usage: Benchmarks/instructions [--filter NAME]... [--markdown] [--check] [--record]")
         exit(2)
     }
     index += 1
@@ -267,6 +273,8 @@ var failures = 0
 }
 
 var rows: [[String]] = []
+/// This run's rows, as `Benchmarks/figures.json` holds them.
+var figures = Figures.empty
 for workload in measured {
     let (flux, baseline) = perOp[workload.id]!
     let checks = (budgets[workload.id] ?? []).map { budget -> String in
@@ -292,6 +300,9 @@ for workload in measured {
         "\(workload.title) (per \(workload.operation))", format(flux), format(baseline),
         String(format: "%.2f×", flux / baseline), checks.isEmpty ? "–" : checks.joined(separator: "; "),
     ])
+    figures.instructions[workload.id] = Figures.InstructionRow(
+        title: rows.last![0], fluxCapacitor: Figures.tenths(flux), baseline: Figures.tenths(baseline),
+        budget: rows.last![4])
 }
 for workload in memoryMeasured {
     let (flux, baseline) = memory[workload.id]!
@@ -304,6 +315,11 @@ for workload in memoryMeasured {
             + (workload.mallocsBudget.map { ["≤ \(format($0)) mallocs: \(verdict(flux.mallocs <= $0))"] } ?? []))
             .joined(separator: "; "),
     ])
+    figures.memory[workload.id] = Figures.MemoryRow(
+        title: rows.last![0],
+        fluxCapacitor: Figures.Heap(bytes: Figures.tenths(flux.bytes), mallocs: Figures.tenths(flux.mallocs)),
+        baseline: Figures.Heap(bytes: Figures.tenths(baseline.bytes), mallocs: Figures.tenths(baseline.mallocs)),
+        budget: rows.last![4])
 }
 
 let toolchain = execute("/usr/bin/env", ["swift", "--version"]).0.split(separator: "\n").first.map(String.init) ?? "?"
@@ -331,7 +347,83 @@ if markdown {
     rows.forEach { print(line($0)) }
 }
 
-if check && failures > 0 {
-    FileHandle.standardError.write(Data("error: \(failures) budget(s) do not hold\n".utf8))
+// MARK: The recorded figures
+
+/// Set by `Benchmarks/instructions` for a build whose figures are not the library's own
+/// (`--pthread-self`, `FLUXCAPACITOR_INTERNAL_CHECKS=1`): nothing to compare them with.
+let variant = ProcessInfo.processInfo.environment["FLUXCAPACITOR_BENCHMARK_VARIANT"] ?? ""
+figures.measuredWith = machine
+var drifts: [String] = []
+
+/// How far the figures of a row may be from their record (a fraction of it), or `nil` if
+/// they are not compared.
+func tolerance(of id: String) -> Double? {
+    // The concurrency runtime's allocator moves these from run to run: the budget holds them.
+    if MemoryCatalog.workloads.contains(where: { $0.id == id && $0.figuresVary }) { return nil }
+    // A whole-process row counts the recorder's writer too, whose batches depend on when
+    // callgrind switches threads: 18,814.5 to 19,177.8 in eight runs (1.9%).
+    if Catalog.workloads.contains(where: { $0.id == id && $0.countsWholeProcess }) { return 0.03 }
+    return Figures.tolerance
+}
+
+func note(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+if !variant.isEmpty {
+    note("\nNot compared with Benchmarks/figures.json: a build with \(variant).")
+    if record {
+        note("error: --record records the library's own build only (no --pthread-self, no internal checks)")
+        exit(2)
+    }
+} else {
+    let recorded: Figures
+    do {
+        recorded = try Figures.load()
+    } catch {
+        note("error: cannot read \(Figures.url.path): \(error)")
+        exit(1)
+    }
+    let knownIDs = Set(Catalog.workloads.map(\.id)).union(MemoryCatalog.workloads.map(\.id))
+    let again =
+        "Benchmarks/instructions" + filters.map { " --filter \($0)" }.joined() + " --record"
+    if record {
+        do {
+            try figures.write(
+                over: recorded, order: Catalog.workloads.map(\.id) + MemoryCatalog.workloads.map(\.id))
+        } catch {
+            note("error: cannot write \(Figures.url.path): \(error)")
+            exit(1)
+        }
+        note("\nRecorded the \(measured.count + memoryMeasured.count) measured rows in Benchmarks/figures.json.")
+    } else {
+        drifts = figures.drifts(from: recorded, knownIDs: knownIDs, tolerance: tolerance(of:))
+        if drifts.isEmpty {
+            note(
+                "\nThe \(measured.count + memoryMeasured.count) measured rows are as Benchmarks/figures.json "
+                    + "records them (within 1%; 3% for the whole-process row).")
+        } else {
+            note("\nNot as Benchmarks/figures.json records (over 1% away, 3% for the whole-process row):")
+            drifts.forEach { note("  " + $0) }
+            note(
+                """
+                Recorded with: \(recorded.measuredWith)
+                This run:      \(machine)
+                After a deliberate change, record this run's figures (then make the docs that quote \
+                them say the same: swift test --filter Figures names each one):
+                  \(again)
+                """)
+        }
+    }
+}
+
+if check && (failures > 0 || !drifts.isEmpty) {
+    if failures > 0 {
+        FileHandle.standardError.write(Data("error: \(failures) budget(s) do not hold\n".utf8))
+    }
+    if !drifts.isEmpty {
+        FileHandle.standardError.write(
+            Data("error: \(drifts.count) figure(s) are not as Benchmarks/figures.json records\n".utf8))
+    }
     exit(1)
 }
