@@ -119,7 +119,8 @@ extension Dispatcher {
 
     /// ``shared``, unretained: it lives as long as the process. Read from a C global (one
     /// acquire load, a plain load on x86-64 and arm64) instead of through `shared`'s lazy
-    /// initializer, whose `swift_once` check cost about 16 instructions per dispatch.
+    /// initializer, whose `swift_once` check every dispatch would pay (the row `dispatch` of
+    /// `Benchmarks/instructions`).
     @inlinable
     static var unretainedShared: Unmanaged<Dispatcher> {
         guard let published = cflux_shared_dispatcher() else {
@@ -137,10 +138,9 @@ extension Dispatcher {
     }
 
     /// Runs `body` with ``shared``, neither retained nor released: it lives as long as the
-    /// process. (A retain and a release of it cost a dispatch 290 → 336 instructions and
-    /// `instantiate()` 114 → 161: `Benchmarks/instructions --filter dispatch --filter
-    /// instantiate`. `rethrows`, as `_withUnsafeGuaranteedRef` is: with a non-throwing
-    /// `body`, converting it cost a dispatch 290 → 322.)
+    /// process. (A retain and a release of it make the rows `dispatch` and `instantiate` of
+    /// `Benchmarks/instructions` markedly dearer. `rethrows`, as `_withUnsafeGuaranteedRef`
+    /// is: with a non-throwing `body`, converting it made `dispatch` noticeably dearer.)
     @inlinable
     static func withShared<Result>(_ body: (Dispatcher) throws -> Result) rethrows -> Result {
         try unretainedShared._withUnsafeGuaranteedRef(body)

@@ -60,29 +60,28 @@ public final class Dispatcher: @unchecked Sendable {
     let mutex: Lock
     /// What a dispatch looks at besides its store: whether anything logs, and what waits
     /// for the dispatching thread (one field, so that a dispatch's accesses are one).
-    // Unchecked: `mutex` serializes every access; checked, a dispatch cost 372 instructions
-    // instead of 290 (`Benchmarks/instructions --filter dispatch`).
+    // Unchecked: `mutex` serializes every access; checked, the row `dispatch` of
+    // `Benchmarks/instructions` is markedly dearer, over its budget.
     @usableFromInline
     @exclusivity(unchecked)
     var dispatching = Dispatching()
-    // Unchecked: `mutex` serializes every access; checked, a logged or recorded dispatch
-    // cost 76 instructions more (`Benchmarks/instructions --filter dispatchLogged`).
+    // Unchecked: `mutex` serializes every access; checked, the rows `dispatchLogged` and
+    // `dispatchRecorderOn` of `Benchmarks/instructions` are dearer.
     @usableFromInline
     @exclusivity(unchecked)
     var logSubscribers: [DispatchLogSubscriber] = []
     /// The recorders' tapes (a narrower hook than the log, see `DispatchTape`), guarded by
     /// `mutex` too.
-    // Unchecked: `mutex` serializes every access; checked, a recorded dispatch cost 75
-    // instructions more (`Benchmarks/instructions --filter recorder`), a quarter of what a
-    // recorder may add to a dispatch.
+    // Unchecked: `mutex` serializes every access; checked, the row `dispatchRecorderOn` of
+    // `Benchmarks/instructions` is noticeably dearer.
     @usableFromInline
     @exclusivity(unchecked)
     var tapes: [DispatchTape] = [] {
         didSet { firstTape = tapes.first.map(Unmanaged.passUnretained) }
     }
     /// The first of `tapes`, unretained (`tapes` holds it): a recorded dispatch reaches it
-    /// with no retain or release of the array or the tape (with them, 130 instructions
-    /// more: `Benchmarks/instructions --filter recorder`).
+    /// with no retain or release of the array or the tape (with them, the row
+    /// `dispatchRecorderOn` of `Benchmarks/instructions` is markedly dearer).
     @usableFromInline
     @exclusivity(unchecked)
     var firstTape: Unmanaged<DispatchTape>?
@@ -262,8 +261,8 @@ public final class Dispatcher: @unchecked Sendable {
     /// or logs that it was dropped. Call with `mutex` held; returns with it held.
     ///
     /// Inlinable, so that it runs specialized for the state type in the caller's module:
-    /// unspecialized, the store's look-up and the events cost a logged dispatch about 640
-    /// instructions more (`Benchmarks/instructions --filter dispatchLogged`).
+    /// unspecialized, the store's look-up and the events make the row `dispatchLogged` of
+    /// `Benchmarks/instructions` markedly dearer.
     @inlinable
     func reduceLoggedLocked<State: DispatchState>(_ state: State) {
         assert(mutex.isHeldByCurrentThread, "Dispatcher.reduceLoggedLocked: mutex not held")
@@ -417,14 +416,16 @@ extension Dispatcher {
         var queued = FIFO<(Dispatcher) -> Void>()
         /// The combined value to recompute first, then the others, lowest level first
         /// (equal levels in the order they asked). The first apart, so that the usual reduce,
-        /// which changes one combined value, appends to no array (one array for all cost a
-        /// dispatch changing two sources 180 instructions more, 1,379 against 1,199 when
-        /// measured: `Benchmarks/instructions --filter combining`).
+        /// which changes one combined value, appends to no array (one array for all made the
+        /// row `combiningTwoSourcesDispatch` of `Benchmarks/instructions` noticeably dearer,
+        /// over its budget).
         @usableFromInline
         private(set) var firstRecomputation: Combination?
         /// The others, a binary heap by level, then by the order they asked in: linear in
         /// their number, where a sorted array (a search for its place and a shift at each
-        /// insertion and removal) made a dispatch over 20,000 combined values cost 137 ms.
+        /// insertion and removal) made a dispatch over many combined values quadratic (the
+        /// rows `combiningFanOut2000` and `combiningFanOut20000` of `Benchmarks/instructions`
+        /// check that it is linear).
         private var laterRecomputations: [(level: Int, order: UInt64, combination: Combination)] = []
         /// The order `firstRecomputation` asked in, and the next one's.
         private var firstOrder: UInt64 = 0

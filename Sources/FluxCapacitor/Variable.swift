@@ -83,8 +83,8 @@ extension PrimitiveValue where Trait == MutableTrait {
         }
         _modify {
             // One `yield`, so that the optimizer inlines this accessor into the caller (a
-            // second `yield` made it a call: a dispatch 353 instructions instead of 2xx,
-            // `Benchmarks/instructions --filter dispatch`).
+            // second `yield` made it a call, and the row `dispatch` of
+            // `Benchmarks/instructions` markedly dearer, over its budget).
             var value: Element
             let change = core.beginChangeInPlace()
             if let change {

@@ -6,8 +6,8 @@ extension ValueCore {
     ///
     /// Inlinable (as `map` and `removeDuplicates(by:)` are), so that the derived value's
     /// updates run specialized for its type in the caller's module (unspecialized, each
-    /// set of the derived value looked its type's metadata up: `map` cost 813 instructions
-    /// per set instead of 559, `Benchmarks/instructions --filter map`).
+    /// set of the derived value looked its type's metadata up, and the row `map` of
+    /// `Benchmarks/instructions` was markedly dearer).
     @inlinable
     func derive<Derived: Sendable>(
         initial: (Element) -> Derived,

@@ -62,7 +62,8 @@ package final class DispatchTape: @unchecked Sendable {
     /// Each recorded type's states, in the same order.
     package let buffers: [DispatchTapeBuffer]
     /// The same, unretained (`buffers` holds them): recording a state reaches its buffer
-    /// with no retain and release (with them, 40 instructions more).
+    /// with no retain and release (with them, the row `dispatchRecorderOn` of
+    /// `Benchmarks/instructions` is noticeably dearer).
     @usableFromInline
     let unretainedBuffers: [Unmanaged<DispatchTapeBuffer>]
     @usableFromInline
@@ -102,8 +103,8 @@ package final class DispatchTape: @unchecked Sendable {
         init() {}
     }
 
-    // `@exclusivity(unchecked)`: a lock serializes each (checked, the accesses of a
-    // recorded dispatch cost about 75 instructions each).
+    // `@exclusivity(unchecked)`: a lock serializes each (checked, each group's accesses make
+    // the row `dispatchRecorderOn` of `Benchmarks/instructions` noticeably dearer).
     @usableFromInline
     @exclusivity(unchecked)
     var dispatching = Dispatching()
@@ -265,8 +266,8 @@ package final class TypedDispatchTapeBuffer<State: DispatchState>: DispatchTapeB
     // Sendable: `pending` is guarded by the tape's lock (appended on the dispatching
     // thread); `taken` is the writer's, used on its queue only (and swapped with `pending`
     // under the lock). The states are of a recorded type, which is Sendable.
-    // `@exclusivity(unchecked)`: the lock serializes `pending`'s accesses (checked, a
-    // recorded dispatch cost about 80 instructions more).
+    // `@exclusivity(unchecked)`: the lock serializes `pending`'s accesses (checked, the row
+    // `dispatchRecorderOn` of `Benchmarks/instructions` is noticeably dearer).
     @usableFromInline
     @exclusivity(unchecked)
     var pending: [State] = []

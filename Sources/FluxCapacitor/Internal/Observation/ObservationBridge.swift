@@ -19,9 +19,9 @@ final class ObservationBridge: Observable, Sendable {
     let registrar = ObservationRegistrar()
 
     /// The key path the registrar knows the value by, kept rather than fetched from the
-    /// runtime's key path cache at every call: that fetch was a fifth of a tracked change's
-    /// instructions (771 against 597 per set, counted with callgrind), and a static `let`
-    /// costs a `swift_once` check per call (617).
+    /// runtime's key path cache at every call: that fetch made the row `setOfReadValue` of
+    /// `Benchmarks/instructions` markedly dearer, and a static `let` costs a `swift_once`
+    /// check per call.
     private let keyPath: any KeyPath<ObservationBridge, ObservationRegistrar> & Sendable = \.registrar
 
     @usableFromInline
@@ -50,8 +50,8 @@ final class ObservationBridge: Observable, Sendable {
 extension Unmanaged<ObservationBridge> {
     /// Calls `body` with the bridge, without retaining it: a value core holds its bridge
     /// (+1) from the first read through `.value` until its deinit, and each caller holds
-    /// the core. A retain and release per change cost a set of a value read through
-    /// `.value` a sixth more (callgrind, `Benchmarks/instructions --filter setOfReadValue`).
+    /// the core. A retain and release per change make the row `setOfReadValue` of
+    /// `Benchmarks/instructions` markedly dearer.
     @inlinable
     func withBridge(_ body: (ObservationBridge) -> Void) {
         _withUnsafeGuaranteedRef(body)

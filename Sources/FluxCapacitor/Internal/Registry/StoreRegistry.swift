@@ -29,8 +29,8 @@ final class StoreRegistry: @unchecked Sendable {
     private let mutex = Lock.make(.registry)
     private let dispatcherMutex: Lock
     // Unchecked: see above; the runtime's check of the table costs more than the lookup
-    // (without it, `instantiate()` of a live store 114 → 199 instructions and a dispatch
-    // 290 → 376: `Benchmarks/instructions --filter dispatch --filter instantiate`).
+    // (checked, the rows `instantiate` and `dispatch` of `Benchmarks/instructions` are
+    // markedly dearer, and `dispatch` goes over its budget).
     @exclusivity(unchecked)
     private var table = StoreTable()
     /// Words `clear()` took out, for the next holder of the dispatcher's mutex to let go of;

@@ -43,8 +43,8 @@ struct StoreTable {
     /// The bucket of `type`, if it is in the table. Buckets stay valid until the next
     /// `insert`.
     ///
-    /// Forced inline: without it, a dispatch costs 290 → 304 instructions and `instantiate()`
-    /// 114 → 127 (`Benchmarks/instructions --filter dispatch --filter instantiate`).
+    /// Forced inline: without it, the rows `dispatch` and `instantiate` of
+    /// `Benchmarks/instructions` are dearer (`instantiate` noticeably).
     @inline(__always)
     func bucket(of type: ObjectIdentifier) -> Int? {
         let key = Self.key(type)
@@ -116,8 +116,7 @@ struct StoreTable {
 
     /// The bucket where the probe for `key` starts.
     ///
-    /// Forced inline: without it, a dispatch costs 290 → 301 instructions and `instantiate()`
-    /// 114 → 125 (as for `bucket(of:)`).
+    /// Forced inline, for the same rows as `bucket(of:)`.
     @inline(__always)
     private func home(of key: UInt) -> Int {
         // Fibonacci hashing of the address without its always-zero low bits.

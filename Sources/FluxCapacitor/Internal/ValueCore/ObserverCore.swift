@@ -20,9 +20,8 @@ class ObserverCore: @unchecked Sendable {
     /// it is how they reach the core (see `CoreLock`).
     @usableFromInline
     final let lock = CoreLock.make()
-    // Unchecked: `lock` serializes the machine's events; checked, a set cost 238
-    // instructions instead of 152 and a send 277 instead of 144
-    // (`Benchmarks/instructions --filter set --filter send`).
+    // Unchecked: `lock` serializes the machine's events; checked, the rows `set` and `send`
+    // of `Benchmarks/instructions` are markedly dearer, and both go over their budgets.
     @usableFromInline
     @exclusivity(unchecked)
     final var machine = ValueCoreStateMachine()
@@ -35,7 +34,8 @@ class ObserverCore: @unchecked Sendable {
     /// Whether an observation of this core keeps it alive until it is cleaned: derived
     /// values, which nobody else may hold (those with an `upstream`). Known when the core is
     /// made, so that an observe reads a constant (reading `upstream` would be checked for
-    /// exclusivity at run time: observe + clean 7% dearer).
+    /// exclusivity at run time: the row `observeClean30000` of `Benchmarks/instructions`
+    /// noticeably dearer).
     @usableFromInline
     final let isKeptAliveByObservers: Bool
 
@@ -63,7 +63,8 @@ class ObserverCore: @unchecked Sendable {
     /// - a thread's identity `T` (its two lowest bits clear, see `cflux_current_thread`): `T`
     ///   delivers a round, and nothing was handed over to it, so `T` ends the round with one
     ///   compare-and-exchange (`T` → 0), without the lock (`finishRound()`). (Ending every
-    ///   round under the lock made a set a tenth dearer.)
+    ///   round under the lock made the row `set` of `Benchmarks/instructions` noticeably
+    ///   dearer.)
     /// - `T | handedOverBit`: `T` delivers a round and was handed work, so its
     ///   compare-and-exchange fails and it ends the round under the lock (`nextStep`).
     /// - an observer's address `| loneFirstDeliveryBit`, and no round: the observer's first
@@ -71,8 +72,9 @@ class ObserverCore: @unchecked Sendable {
     ///   so its thread ends the first delivery with one compare-and-exchange, without the
     ///   lock (`deliverFirst`). Any event that finds it ends it first (`roundLocked()`), so
     ///   that the exchange fails and the observing thread goes on under the lock.
-    ///   (callgrind, observe + clean 30,000: 1,416.3 → 1,310.3 per observer; a word of its
-    ///   own for it would make a live store's value core 16 bytes larger.)
+    ///   (Without it, the row `observeClean30000` of `Benchmarks/instructions` is
+    ///   noticeably dearer; a word of its own for it would make a live store's value core
+    ///   16 bytes larger.)
     ///
     /// Set under the lock; cleared under the lock, or without it by the drainer from `T` and
     /// by the observing thread from its lone first delivery. Observers are 16-byte aligned

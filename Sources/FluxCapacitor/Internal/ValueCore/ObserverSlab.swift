@@ -10,7 +10,8 @@
 struct ObserverSlab {
     /// A +1 reference to an observer, or `nil` for a slot left empty. (`Unmanaged`, so that a
     /// round reads each slot without retaining the observer: a retain and release per
-    /// observer would cost notify 3,000 about a tenth more.)
+    /// observer would make the row `notify3000` of `Benchmarks/instructions` noticeably
+    /// dearer.)
     @usableFromInline
     typealias Slot = Unmanaged<ObserverDust>?
     /// A slot's number. 32 bits, so that an observer's place fits in its record (see
@@ -111,8 +112,8 @@ struct ObserverSlab {
             if source != kept {
                 slots[kept] = reference
                 // Unretained: the slab holds a +1 reference to each observer in it. Retained,
-                // observe + clean cost 1,261 instead of 1,213 per observer (4%, but over its
-                // budget of 1.5× the baseline: `Benchmarks/instructions --filter observeClean`).
+                // the row `observeClean30000` of `Benchmarks/instructions` costs a little more,
+                // enough to go over its budget of 1.5× the baseline.
                 reference._withUnsafeGuaranteedRef { moved($0, Index(truncatingIfNeeded: kept)) }
             }
             kept += 1

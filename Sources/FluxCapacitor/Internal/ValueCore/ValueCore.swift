@@ -36,8 +36,8 @@ class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Sendable {
     /// `deliverUpdateAndUnlock(_:)`. Exclusivity is checked by `lockOrTrap()` rather than
     /// by the runtime.
     // Unchecked: `lock` serializes every access (an update's in-place change included);
-    // checked, a set cost 234 instructions instead of 152 and a dispatch 454 instead of 290
-    // (`Benchmarks/instructions --filter set --filter dispatch`).
+    // checked, the rows `set` and `dispatch` of `Benchmarks/instructions` are markedly
+    // dearer, and both go over their budgets.
     @usableFromInline
     @exclusivity(unchecked)
     final var storage: Storage
@@ -137,9 +137,9 @@ class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Sendable {
     /// trackers run there and may read the value) and `didSet` after the observers of this
     /// round ran. Call with `lock` held; unlocks. `newValue` is swapped for the value it
     /// replaces.
-    // Always inlined: left to the optimizer, a set of a value read through `.value` cost
-    // 646 instead of 618 instructions (4.5%, and 5.6% over that row before issue 33; issue
-    // 33 allows 5%): `Benchmarks/instructions --filter setOfReadValue`.
+    // Always inlined: left to the optimizer, the row `setOfReadValue` of
+    // `Benchmarks/instructions` is a little dearer, more than issue 33 allowed (5% over that
+    // row as it was before the issue).
     @inlinable
     @inline(__always)
     final func setAndUnlock(_ newValue: inout Element) {
@@ -379,8 +379,9 @@ class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Sendable {
 
     /// Carries out the machine's first-value actions. Call with `lock` held; unlocks.
     /// Inlinable, so that the first value is copied and passed specialized for its type (as
-    /// an unspecialized call it went through the type's value witnesses: callgrind,
-    /// observe + clean 30,000 1,310.3 -> 1,232.3 per observer).
+    /// an unspecialized call it went through the type's value witnesses, and the rows
+    /// `observeClean3000` and `observeClean30000` of `Benchmarks/instructions` were
+    /// noticeably dearer).
     @inlinable
     final func deliverFirstValueAndUnlock(_ record: Record, _ action: ValueCoreStateMachine.ObserveAction) {
         assert(lock.isHeldByCurrentThread)
@@ -430,8 +431,8 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// Delivers `value` (stored already, or sent) as the machine's `change` says: as a
     /// round on this thread, or handed over to the round that runs. Call with `lock`
     /// held, after `waitForTurnLocked()` found `round`; unlocks.
-    // Always inlined: left to the optimizer, a set cost 176 instead of 152 instructions and
-    // a dispatch 314 instead of 290: `Benchmarks/instructions --filter set --filter dispatch`.
+    // Always inlined: left to the optimizer, the rows `set` and `dispatch` of
+    // `Benchmarks/instructions` are dearer (`set` markedly, over its budget).
     @inlinable
     @inline(__always)
     final func deliverChangeAndUnlock(_ value: Element, round: ValueCoreStateMachine.Round) {
@@ -497,7 +498,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     ) -> @Sendable (Element) -> Void {
         // Held as the non-generic base class: kept alive as `DeliveryCore<Element>`, the
         // closure (unspecialized in a derived value) looked up that class's generic metadata
-        // at every delivery (callgrind, ~330 instructions per value of a `map`).
+        // at every delivery (the row `map` of `Benchmarks/instructions` was markedly dearer).
         let core: ObserverCore = self
         return { value in
             withExtendedLifetime(core) { changes(value) }
@@ -564,8 +565,8 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     // MARK: Rounds
 
     /// Calls every observer of `delivery` with `value`, on its queue.
-    // Always inlined: left to the optimizer, a set cost 174 instead of 152 instructions and
-    // a send 168 instead of 144: `Benchmarks/instructions --filter set --filter send`.
+    // Always inlined: left to the optimizer, the rows `set` and `send` of
+    // `Benchmarks/instructions` are markedly dearer (`set` over its budget).
     @inlinable
     @inline(__always)
     final func deliverRound(_ value: Element, to delivery: ValueCoreStateMachine.Delivery) {
@@ -581,9 +582,8 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
             if let reference = slot.pointee {
                 // Unretained: the slab holds a +1 reference to each observer in it, and
                 // only this thread (the drainer) takes one out during the round, after
-                // its call. Every observer in this core's slab is a `Record`. (Retained,
-                // notifying 3,000 observers costs a tenth more: `Benchmarks/instructions
-                // --filter notify`.)
+                // its call. Every observer in this core's slab is a `Record`. (Retained, the
+                // row `notify3000` of `Benchmarks/instructions` is noticeably dearer.)
                 reference._withUnsafeGuaranteedRef {
                     unsafeDowncast($0, to: Record.self).handler?(value)
                 }
@@ -670,7 +670,8 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
 ///
 /// It is the one allocation of an `observe` on ``ExecuteQueue/current``, so keep it small:
 /// 56 bytes, glibc's 64-byte size class (issue 23's budget of 88 bytes per observer, with
-/// the slab's slot: 72.3 at 1,000 observers). `Dust` keeps its state in one enum word, which
+/// the slab's slot: the row `observerMemory` of `Benchmarks/instructions`). `Dust` keeps its
+/// state in one enum word, which
 /// holds the core's lock (the way back to the core) until the observer is cleaned. One more
 /// field once made observe + clean 20–40% slower
 /// (`Benchmarks/compare --filter 'observe.*'`). Rare state belongs in the core, or in the
@@ -684,8 +685,8 @@ class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable {
     /// What a round calls with each value: the observer's closure, or for an observer on a
     /// queue, a closure that posts the value to its mailbox.
     // Unchecked: the core's lock orders the drainer's reads and `releaseHandler()`'s
-    // write; checked, a set cost 236 instructions instead of 152 and observe + clean 1,472
-    // instead of 1,213 (`Benchmarks/instructions --filter set --filter observeClean`).
+    // write; checked, the rows `set` and `observeClean30000` of `Benchmarks/instructions`
+    // are markedly dearer, and both go over their budgets.
     @usableFromInline
     @exclusivity(unchecked)
     final var handler: (@Sendable (Element) -> Void)?

@@ -110,7 +110,8 @@ struct ValueCoreStateMachine {
 
     /// An observer whose first value is being delivered, and what rounds queued behind it:
     /// `nil` for nothing, the common case, so that an observe makes and lets go of no queue
-    /// (a queue in place cost observe + clean a fifth more: callgrind, 1,518 -> 1,857).
+    /// (a queue in place made the row `observeClean30000` of `Benchmarks/instructions`
+    /// markedly dearer).
     /// A lone first delivery is not here but in the core's round word, until an event makes
     /// it one of these (``loneFirstDeliveryBecameOrdinary(_:)``).
     @usableFromInline
@@ -177,8 +178,8 @@ struct ValueCoreStateMachine {
 
     /// `value` was set (or sent): a round for the changing thread to deliver, or handed
     /// over to the round that runs (with the dispatcher scope it is set in).
-    // Always inlined: left to the optimizer, a send cost 163 instead of 144 instructions:
-    // `Benchmarks/instructions --filter send`.
+    // Always inlined: left to the optimizer, the row `send` of `Benchmarks/instructions` is
+    // noticeably dearer, over its budget (no more than the row `set`).
     @inlinable
     @inline(__always)
     mutating func change<Value>(_ value: Value, round: Round) -> ChangeAction {
@@ -312,7 +313,8 @@ struct ValueCoreStateMachine {
         case releaseHandler
         /// The observer left the slab: let go of its handler, then of the slab's reference,
         /// handed over here. (`Unmanaged`, a plain word: as an object reference, carrying it
-        /// out of the lock cost observe + clean a retain and release, 3%.)
+        /// out of the lock cost the row `observeClean30000` of `Benchmarks/instructions` a
+        /// retain and release.)
         case release(Unmanaged<ObserverDust>)
     }
 
