@@ -52,10 +52,11 @@
 /// - Inserting a key: a look-up, and an append to the keys, in place inside a dispatch.
 /// - Removing a key: a look-up, and a search of the keys for its place (linear in the
 ///   number of keys).
-/// - Each element is a value with its own observers: some 200 bytes per element, as an
-///   `@Observable` object per row is. For a collection that nobody observes element by
-///   element, a `Variable<[Key: Value]>` is smaller; changed in place in `reduce(with:)`,
-///   it costs the change too. See <doc:BigState>.
+/// - Each element is a value with its own observers, about as large as an `@Observable`
+///   object per row (the row `dictionaryElementMemory` of `Benchmarks/instructions`). For a
+///   collection that nobody observes element by element, a `Variable<[Key: Value]>` is
+///   smaller; changed in place in `reduce(with:)`, it costs the change too. See
+///   <doc:BigState>.
 public final class PrimitiveDictionary<Trait: ValueTrait, Key: Hashable & Sendable, Value: Sendable>: Sendable {
     @usableFromInline
     let storage: KeyedValues<Key, Value>

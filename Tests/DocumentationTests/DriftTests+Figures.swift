@@ -157,6 +157,12 @@ extension DriftTests {
                 dispatches of a `Variable`
                 """),
             Quote(
+                docc + "BigState.md",
+                """
+                A `VariableDictionary` keeps a value per element ({dictionaryElementMemory.bytes:whole} \
+                bytes each; an `@Observable` object per row takes {dictionaryElementMemory.baseline.bytes:whole})
+                """),
+            Quote(
                 docc + "RecordingAndReplaying.md",
                 """
                 recorded dispatch costs {dispatchRecorderOn:whole} instructions on the dispatching \

@@ -306,14 +306,16 @@ for workload in measured {
 }
 for workload in memoryMeasured {
     let (flux, baseline) = memory[workload.id]!
+    let budget =
+        ((workload.bytesBudget.map { ["≤ \($0) B: \(verdict(flux.bytes <= Double($0)))"] } ?? [])
+        + (workload.mallocsBudget.map { ["≤ \(format($0)) mallocs: \(verdict(flux.mallocs <= $0))"] } ?? []))
+        .joined(separator: "; ")
     rows.append([
         "\(workload.title) (bytes · mallocs per \(workload.unit))",
         "\(format(flux.bytes)) B · \(format(flux.mallocs))",
         "\(format(baseline.bytes)) B · \(format(baseline.mallocs))",
         baseline.bytes > 0 ? String(format: "%.2f×", flux.bytes / baseline.bytes) : "–",
-        ((workload.bytesBudget.map { ["≤ \($0) B: \(verdict(flux.bytes <= Double($0)))"] } ?? [])
-            + (workload.mallocsBudget.map { ["≤ \(format($0)) mallocs: \(verdict(flux.mallocs <= $0))"] } ?? []))
-            .joined(separator: "; "),
+        budget.isEmpty ? "–" : budget,
     ])
     figures.memory[workload.id] = Figures.MemoryRow(
         title: rows.last![0],

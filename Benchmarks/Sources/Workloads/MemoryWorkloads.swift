@@ -1,5 +1,6 @@
 import FluxCapacitor
 import Foundation
+import Observation
 
 /// A contender set up for a memory workload: what one object (an observer, a live store)
 /// keeps on the heap. `MemoryCounts` reads the heap before and after `add(count:)`.
@@ -86,6 +87,12 @@ public enum MemoryCatalog {
             id: "inFlightStartMemory", title: "memory per InFlightTasks.start replacing a running task",
             unit: "start", count: 200, bytesBudget: nil, mallocsBudget: 8, figuresVary: true,
             makeFluxCapacitor: { FluxInFlightStarts() }, makeBaseline: { BaselineTaskStarts() }),
+        MemoryWorkload(
+            id: "dictionaryElementMemory",
+            title: "memory per element of a VariableDictionary (baseline: an @Observable object per element)",
+            unit: "element", count: 1_000, bytesBudget: nil,
+            makeFluxCapacitor: { FluxDictionaryElementMemory() },
+            makeBaseline: { BaselineObservableElementMemory() }),
     ]
 }
 
@@ -199,5 +206,53 @@ final class DispatchesMemory: MemoryRunner {
 
     func settle() {
         dispatch.settle()
+    }
+}
+
+/// Elements of a `VariableDictionary` (a `RowsStore`'s rows, each set by a dispatch), with
+/// nobody observing them: what one element keeps, its value and lock, its entry in the
+/// dictionary and its key in the keys, as the docs quote it beside an `@Observable` object
+/// per element.
+final class FluxDictionaryElementMemory: MemoryRunner {
+    private let store = RowsStore.instantiate()
+    private let action = RowsAction()
+    private var next = 0
+
+    func prepare(count: Int) {
+        add(count: 1)
+    }
+
+    func add(count: Int) {
+        for _ in 0..<count {
+            action.invoke(.replace(BenchmarkRow(id: next, count: 0)))
+            next += 1
+        }
+    }
+}
+
+/// What the docs compare an element with: an `@Observable` object per element, kept in a
+/// dictionary by its id.
+final class BaselineObservableElementMemory: MemoryRunner {
+    @Observable
+    final class Row {
+        let id: Int
+        var count = 0
+
+        init(id: Int) {
+            self.id = id
+        }
+    }
+
+    private var rows: [Int: Row] = [:]
+
+    func prepare(count: Int) {
+        add(count: 1)
+    }
+
+    func add(count: Int) {
+        for _ in 0..<count {
+            let id = rows.count
+            rows[id] = Row(id: id)
+        }
     }
 }
