@@ -52,6 +52,32 @@ struct PersistenceFaultTests {
         return (storage, errors)
     }
 
+    // MARK: 0. A value that goes while its write reads it
+
+    /// The background write reads the value holding the slot's write lock. When the variable
+    /// goes on another thread at that moment, the write's read held the core's last
+    /// reference: its deinit (which hands the last value over and flushes the slot, taking
+    /// that lock) ran inside the write, and the queue deadlocked, and with it every later
+    /// write of the process (seen once in CI). Many rounds of a variable let go of right
+    /// after a set that wakes the writer; a hang fails after a minute instead of hanging.
+    @Test func aVariableLetGoOfWhileItsWriteReadsItDoesNotDeadlockTheWriter() {
+        let storage = InMemoryStorage(coalescingInterval: .zero)
+        let rounds = 20_000
+        let done = DispatchSemaphore(value: 0)
+        let racer = Thread {
+            for round in 1...rounds {
+                var variable: Variable<Int>? = Variable(0, persistedAs: "raced", in: storage)
+                variable?.value = round
+                variable = nil
+            }
+            done.signal()
+        }
+        racer.start()
+        #expect(done.wait(timeout: .now() + .seconds(60)) == .success, "the rounds deadlocked")
+        storage.flush()
+        #expect((try? storage.read("raced")).map { String(decoding: $0, as: UTF8.self) } == "\(rounds)")
+    }
+
     // MARK: 1. What could not be read is never written over
 
     @Test func aSlotThatCannotBeReadIsLeftAsItIsAndNeverWrittenOver() {

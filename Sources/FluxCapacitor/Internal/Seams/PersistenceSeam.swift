@@ -11,9 +11,19 @@ extension PrimitiveValue {
     /// A write that waits keeps a way to read the value, not a copy of it: a copy would
     /// share the value's storage, and the next in-place change would have to copy it all.
     ///
+    /// The reader also gives the core it read, held: the caller decides where it is let go
+    /// of. The variable may have gone meanwhile on another thread, and then that release is
+    /// the core's last, whose deinit hands the last value over (`LastValueHandingCore`) and
+    /// writes it: a write that read the value holding its slot's write lock must not let
+    /// go of the core there.
+    ///
     /// - Returns: The reader.
-    package func snapshotReader() -> @Sendable () -> (value: Element, version: UInt64)? {
-        { [weak core] in core?.snapshot() }
+    package func snapshotReader() -> @Sendable () -> (value: Element, version: UInt64, core: any AnyObject & Sendable)? {
+        { [weak core] in
+            guard let core else { return nil }
+            let (value, version) = core.snapshot()
+            return (value, version, core)
+        }
     }
 }
 

@@ -229,9 +229,10 @@ final class PersistedSlot: @unchecked Sendable {
         if let taken {
             settle(taken.ticket)
         }
-        // The change holds its value's core (see `Persister`): let go of it here, outside
-        // every lock and once settled, since it may be the value's last reference, whose
-        // going flushes this slot (`Persister.deinit`).
+        // The change holds its persister (see `Persister`): let go of it here, outside
+        // every lock and once settled, since it may be the persister's last reference,
+        // whose going takes this slot's lock (`Persister.deinit`). (The write's read of the
+        // value lets go of the value's core on the queue: `Persister.makeWrite()`.)
         withExtendedLifetime(taken) {}
     }
 

@@ -21,7 +21,9 @@ import Foundation
 /// on, and the persister writes what is pending at once (on the background queue when the
 /// value goes inside a dispatch: see `valueWent(_:)`). A change waiting to be written holds
 /// the persister, so that it can read that last value; the persister holds neither the
-/// value nor its core.
+/// value nor its core. A write's read holds the core for a moment, and lets go of it after
+/// the write, on the queue: the last release of a core runs its deinit, which flushes the
+/// slot and so must not run inside the write.
 class Persister: @unchecked Sendable {
     // Sendable: immutable; `slot` is Sendable.
     let slot: PersistedSlot
@@ -52,7 +54,7 @@ class Persister: @unchecked Sendable {
 final class TypedPersister<Element: Codable & Sendable>: Persister, @unchecked Sendable {
     // Sendable: `lock` guards `read` and `lastValue`; the rest is the base class's.
     private let lock = NSLock()
-    private var read: (@Sendable () -> (value: Element, version: UInt64)?)?
+    private var read: (@Sendable () -> (value: Element, version: UInt64, core: any AnyObject & Sendable)?)?
     /// The value's last value and its version, once it went.
     private var lastValue: (value: Element, version: UInt64)?
 
@@ -82,20 +84,28 @@ final class TypedPersister<Element: Codable & Sendable>: Persister, @unchecked S
     override func makeWrite() -> @Sendable () throws -> Data {
         { [self] in
             slot.willRead(from: ObjectIdentifier(self))
-            let (value, version) = currentValue()
+            let (value, version, core) = currentValue()
             slot.wrote(version, from: ObjectIdentifier(self))
+            if let core {
+                // This runs holding the slot's write lock. The variable may have gone on
+                // another thread since the read: then this is its core's last reference,
+                // whose deinit hands the last value over and flushes this slot, taking
+                // that lock again. Let go of it after this write, on the queue.
+                SlotRegistry.queue.async { withExtendedLifetime(core) {} }
+            }
             return try PersistedSlot.encoder.encode(value)
         }
     }
 
-    /// The value and its version as they are now, or its last ones if it went.
-    private func currentValue() -> (value: Element, version: UInt64) {
+    /// The value and its version as they are now, with the core they were read from
+    /// (held), or its last ones if it went.
+    private func currentValue() -> (value: Element, version: UInt64, core: (any AnyObject & Sendable)?) {
         while true {
             if let current = lock.withLock({ read })?() {
                 return current
             }
             if let last = lock.withLock({ lastValue }) {
-                return last
+                return (last.value, last.version, nil)
             }
             // The value is going on another thread, between its last release and the
             // deinit that hands its last value over (`valueWent`): a few instructions.
