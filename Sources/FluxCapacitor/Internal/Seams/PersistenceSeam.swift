@@ -18,7 +18,8 @@ extension PrimitiveValue {
     /// go of the core there.
     ///
     /// - Returns: The reader.
-    package func snapshotReader() -> @Sendable () -> (value: Element, version: UInt64, core: any AnyObject & Sendable)? {
+    package func snapshotReader() -> @Sendable () -> (value: Element, version: UInt64, core: any AnyObject & Sendable)?
+    {
         { [weak core] in
             guard let core else { return nil }
             let (value, version) = core.snapshot()
