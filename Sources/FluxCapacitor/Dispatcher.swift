@@ -61,19 +61,19 @@ public final class Dispatcher: @unchecked Sendable {
     /// What a dispatch looks at besides its store: whether anything logs, and what waits
     /// for the dispatching thread (one field, so that a dispatch's accesses are one).
     // Unchecked: `mutex` serializes every access; checked, the row `dispatch` of
-    // `Benchmarks/instructions` is markedly dearer, over its budget.
+    // `Benchmarks/instructions` is over a quarter dearer, over its budget.
     @usableFromInline
     @exclusivity(unchecked)
     var dispatching = Dispatching()
     // Unchecked: `mutex` serializes every access; checked, the rows `dispatchLogged` and
-    // `dispatchRecorderOn` of `Benchmarks/instructions` are dearer.
+    // `dispatchRecorderOn` of `Benchmarks/instructions` are 8% and 13% dearer.
     @usableFromInline
     @exclusivity(unchecked)
     var logSubscribers: [DispatchLogSubscriber] = []
     /// The recorders' tapes (a narrower hook than the log, see `DispatchTape`), guarded by
     /// `mutex` too.
     // Unchecked: `mutex` serializes every access; checked, the row `dispatchRecorderOn` of
-    // `Benchmarks/instructions` is noticeably dearer.
+    // `Benchmarks/instructions` is 13% dearer.
     @usableFromInline
     @exclusivity(unchecked)
     var tapes: [DispatchTape] = [] {
@@ -81,7 +81,7 @@ public final class Dispatcher: @unchecked Sendable {
     }
     /// The first of `tapes`, unretained (`tapes` holds it): a recorded dispatch reaches it
     /// with no retain or release of the array or the tape (with them, the row
-    /// `dispatchRecorderOn` of `Benchmarks/instructions` is markedly dearer).
+    /// `dispatchRecorderOn` of `Benchmarks/instructions` is a fifth dearer).
     @usableFromInline
     @exclusivity(unchecked)
     var firstTape: Unmanaged<DispatchTape>?
@@ -262,7 +262,7 @@ public final class Dispatcher: @unchecked Sendable {
     ///
     /// Inlinable, so that it runs specialized for the state type in the caller's module:
     /// unspecialized, the store's look-up and the events make the row `dispatchLogged` of
-    /// `Benchmarks/instructions` markedly dearer.
+    /// `Benchmarks/instructions` two thirds dearer.
     @inlinable
     func reduceLoggedLocked<State: DispatchState>(_ state: State) {
         assert(mutex.isHeldByCurrentThread, "Dispatcher.reduceLoggedLocked: mutex not held")
@@ -417,7 +417,7 @@ extension Dispatcher {
         /// The combined value to recompute first, then the others, lowest level first
         /// (equal levels in the order they asked). The first apart, so that the usual reduce,
         /// which changes one combined value, appends to no array (one array for all made the
-        /// row `combiningTwoSourcesDispatch` of `Benchmarks/instructions` noticeably dearer,
+        /// row `combiningTwoSourcesDispatch` of `Benchmarks/instructions` 15% dearer,
         /// over its budget).
         @usableFromInline
         private(set) var firstRecomputation: Combination?

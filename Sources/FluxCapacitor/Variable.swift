@@ -84,7 +84,7 @@ extension PrimitiveValue where Trait == MutableTrait {
         _modify {
             // One `yield`, so that the optimizer inlines this accessor into the caller (a
             // second `yield` made it a call, and the row `dispatch` of
-            // `Benchmarks/instructions` markedly dearer, over its budget).
+            // `Benchmarks/instructions` a fifth dearer, over its budget).
             var value: Element
             let change = core.beginChangeInPlace()
             if let change {

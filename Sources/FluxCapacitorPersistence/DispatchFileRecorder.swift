@@ -57,7 +57,7 @@ public import Foundation
 ///
 /// **Cheap enough to leave on.** On the dispatching thread a recorded dispatch costs a
 /// look-up of the type, the time and an append to a buffer under a lock: no allocation, and
-/// less than a plain dispatch again (`Benchmarks/instructions --filter recorder` prints the
+/// less than a plain dispatch again (`Benchmarks/instructions --filter dispatchRecorder` prints the
 /// figures). The recorder's own queue encodes and writes: at once when it is idle, so a
 /// process killed at any moment loses only the last few states, and in batches when it is
 /// busy. A dispatch never waits for the disk. If the writer falls behind and the buffer

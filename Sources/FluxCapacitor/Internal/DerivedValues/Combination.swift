@@ -39,7 +39,7 @@ final class Combination: @unchecked Sendable {
     private let names: (value: String, sources: [String])
     /// What the recomputations change, guarded by `dispatcher`'s mutex.
     // Unchecked: the dispatcher's mutex serializes every access; the runtime's check makes
-    // the row `combiningTwoSourcesDispatch` of `Benchmarks/instructions` noticeably dearer.
+    // the row `combiningTwoSourcesDispatch` of `Benchmarks/instructions` a tenth dearer.
     @exclusivity(unchecked)
     private var state: State
 

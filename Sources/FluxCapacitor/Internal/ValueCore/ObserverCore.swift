@@ -21,7 +21,8 @@ class ObserverCore: @unchecked Sendable {
     @usableFromInline
     final let lock = CoreLock.make()
     // Unchecked: `lock` serializes the machine's events; checked, the rows `set` and `send`
-    // of `Benchmarks/instructions` are markedly dearer, and both go over their budgets.
+    // of `Benchmarks/instructions` are half again and nine tenths dearer, and both go over
+    // their budgets.
     @usableFromInline
     @exclusivity(unchecked)
     final var machine = ValueCoreStateMachine()
@@ -35,7 +36,7 @@ class ObserverCore: @unchecked Sendable {
     /// values, which nobody else may hold (those with an `upstream`). Known when the core is
     /// made, so that an observe reads a constant (reading `upstream` would be checked for
     /// exclusivity at run time: the row `observeClean30000` of `Benchmarks/instructions`
-    /// noticeably dearer).
+    /// 7% dearer).
     @usableFromInline
     final let isKeptAliveByObservers: Bool
 
@@ -63,7 +64,7 @@ class ObserverCore: @unchecked Sendable {
     /// - a thread's identity `T` (its two lowest bits clear, see `cflux_current_thread`): `T`
     ///   delivers a round, and nothing was handed over to it, so `T` ends the round with one
     ///   compare-and-exchange (`T` → 0), without the lock (`finishRound()`). (Ending every
-    ///   round under the lock made the row `set` of `Benchmarks/instructions` noticeably
+    ///   round under the lock made the row `set` of `Benchmarks/instructions` a tenth
     ///   dearer.)
     /// - `T | handedOverBit`: `T` delivers a round and was handed work, so its
     ///   compare-and-exchange fails and it ends the round under the lock (`nextStep`).
@@ -73,7 +74,7 @@ class ObserverCore: @unchecked Sendable {
     ///   lock (`deliverFirst`). Any event that finds it ends it first (`roundLocked()`), so
     ///   that the exchange fails and the observing thread goes on under the lock.
     ///   (Without it, the row `observeClean30000` of `Benchmarks/instructions` is
-    ///   noticeably dearer; a word of its own for it would make a live store's value core
+    ///   8% dearer; a word of its own for it would make a live store's value core
     ///   16 bytes larger.)
     ///
     /// Set under the lock; cleared under the lock, or without it by the drainer from `T` and

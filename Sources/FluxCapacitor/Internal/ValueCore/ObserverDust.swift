@@ -11,7 +11,7 @@ class ObserverDust: Dust, @unchecked Sendable {
     // Sendable: `place` is guarded by the core's lock. The core's lock (the way back to the
     // core) is kept in `Dust`'s state, which hands it to `cleanUp(link:)`.
     // Unchecked: only the machine writes it, under the core's lock; checked, the row
-    // `observeClean30000` of `Benchmarks/instructions` is markedly dearer, over its budget.
+    // `observeClean30000` of `Benchmarks/instructions` is a fifth dearer, over its budget.
     @usableFromInline
     @exclusivity(unchecked)
     final var place = ObserverPlace.joining

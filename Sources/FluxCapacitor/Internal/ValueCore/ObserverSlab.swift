@@ -10,7 +10,7 @@
 struct ObserverSlab {
     /// A +1 reference to an observer, or `nil` for a slot left empty. (`Unmanaged`, so that a
     /// round reads each slot without retaining the observer: a retain and release per
-    /// observer would make the row `notify3000` of `Benchmarks/instructions` noticeably
+    /// observer would make the row `notify3000` of `Benchmarks/instructions` a tenth
     /// dearer.)
     @usableFromInline
     typealias Slot = Unmanaged<ObserverDust>?

@@ -36,8 +36,8 @@ class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Sendable {
     /// `deliverUpdateAndUnlock(_:)`. Exclusivity is checked by `lockOrTrap()` rather than
     /// by the runtime.
     // Unchecked: `lock` serializes every access (an update's in-place change included);
-    // checked, the rows `set` and `dispatch` of `Benchmarks/instructions` are markedly
-    // dearer, and both go over their budgets.
+    // checked, the rows `set` and `dispatch` of `Benchmarks/instructions` are half again
+    // as dear, and both go over their budgets.
     @usableFromInline
     @exclusivity(unchecked)
     final var storage: Storage
@@ -381,7 +381,7 @@ class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Sendable {
     /// Inlinable, so that the first value is copied and passed specialized for its type (as
     /// an unspecialized call it went through the type's value witnesses, and the rows
     /// `observeClean3000` and `observeClean30000` of `Benchmarks/instructions` were
-    /// noticeably dearer).
+    /// 6% dearer).
     @inlinable
     final func deliverFirstValueAndUnlock(_ record: Record, _ action: ValueCoreStateMachine.ObserveAction) {
         assert(lock.isHeldByCurrentThread)
@@ -432,7 +432,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     /// round on this thread, or handed over to the round that runs. Call with `lock`
     /// held, after `waitForTurnLocked()` found `round`; unlocks.
     // Always inlined: left to the optimizer, the rows `set` and `dispatch` of
-    // `Benchmarks/instructions` are dearer (`set` markedly, over its budget).
+    // `Benchmarks/instructions` are 16% and 8% dearer (`set` over its budget).
     @inlinable
     @inline(__always)
     final func deliverChangeAndUnlock(_ value: Element, round: ValueCoreStateMachine.Round) {
@@ -498,7 +498,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     ) -> @Sendable (Element) -> Void {
         // Held as the non-generic base class: kept alive as `DeliveryCore<Element>`, the
         // closure (unspecialized in a derived value) looked up that class's generic metadata
-        // at every delivery (the row `map` of `Benchmarks/instructions` was markedly dearer).
+        // at every delivery (the row `map` of `Benchmarks/instructions` was nearly three fifths dearer).
         let core: ObserverCore = self
         return { value in
             withExtendedLifetime(core) { changes(value) }
@@ -566,7 +566,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
 
     /// Calls every observer of `delivery` with `value`, on its queue.
     // Always inlined: left to the optimizer, the rows `set` and `send` of
-    // `Benchmarks/instructions` are markedly dearer (`set` over its budget).
+    // `Benchmarks/instructions` are 14% and 17% dearer (`set` over its budget).
     @inlinable
     @inline(__always)
     final func deliverRound(_ value: Element, to delivery: ValueCoreStateMachine.Delivery) {
@@ -583,7 +583,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
                 // Unretained: the slab holds a +1 reference to each observer in it, and
                 // only this thread (the drainer) takes one out during the round, after
                 // its call. Every observer in this core's slab is a `Record`. (Retained, the
-                // row `notify3000` of `Benchmarks/instructions` is noticeably dearer.)
+                // row `notify3000` of `Benchmarks/instructions` is a tenth dearer.)
                 reference._withUnsafeGuaranteedRef {
                     unsafeDowncast($0, to: Record.self).handler?(value)
                 }
@@ -686,7 +686,7 @@ class ObserverRecord<Element: Sendable>: ObserverDust, @unchecked Sendable {
     /// queue, a closure that posts the value to its mailbox.
     // Unchecked: the core's lock orders the drainer's reads and `releaseHandler()`'s
     // write; checked, the rows `set` and `observeClean30000` of `Benchmarks/instructions`
-    // are markedly dearer, and both go over their budgets.
+    // are half again and a fifth dearer, and both go over their budgets.
     @usableFromInline
     @exclusivity(unchecked)
     final var handler: (@Sendable (Element) -> Void)?

@@ -111,7 +111,7 @@ struct ValueCoreStateMachine {
     /// An observer whose first value is being delivered, and what rounds queued behind it:
     /// `nil` for nothing, the common case, so that an observe makes and lets go of no queue
     /// (a queue in place made the row `observeClean30000` of `Benchmarks/instructions`
-    /// markedly dearer).
+    /// a fifth dearer).
     /// A lone first delivery is not here but in the core's round word, until an event makes
     /// it one of these (``loneFirstDeliveryBecameOrdinary(_:)``).
     @usableFromInline
@@ -179,7 +179,7 @@ struct ValueCoreStateMachine {
     /// `value` was set (or sent): a round for the changing thread to deliver, or handed
     /// over to the round that runs (with the dispatcher scope it is set in).
     // Always inlined: left to the optimizer, the row `send` of `Benchmarks/instructions` is
-    // noticeably dearer, over its budget (no more than the row `set`).
+    // 13% dearer, over its budget (no more than the row `set`).
     @inlinable
     @inline(__always)
     mutating func change<Value>(_ value: Value, round: Round) -> ChangeAction {
