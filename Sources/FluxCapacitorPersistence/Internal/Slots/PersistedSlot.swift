@@ -56,6 +56,10 @@ final class PersistedSlot: @unchecked Sendable {
     /// encodes, and says so with `wrote(_:from:)`): an offer of that source's value meanwhile
     /// is covered by that write, which will read it.
     private var unreadSource: ObjectIdentifier?
+    /// Whose value a write is reading now (between `willRead` and `wrote`): an offer of
+    /// that source's value waits for the read to end, since until then nobody knows which
+    /// version the write covers.
+    private var readingSource: ObjectIdentifier?
     private var isScheduled = false
     /// How many changes the slot was given.
     private var changes: UInt64 = 0
@@ -102,7 +106,7 @@ final class PersistedSlot: @unchecked Sendable {
     func offer(
         from source: ObjectIdentifier, version: UInt64, _ encode: () -> @Sendable () throws -> Data
     ) {
-        take(from: source, encode) { known in
+        take(from: source, encode, afterItsRead: true) { known in
             guard version > known else { return nil }
             return version
         }
@@ -132,6 +136,7 @@ final class PersistedSlot: @unchecked Sendable {
             if unreadSource == source {
                 unreadSource = nil
             }
+            readingSource = source
         }
     }
 
@@ -142,18 +147,31 @@ final class PersistedSlot: @unchecked Sendable {
             if let known = sources[source], version > known.version {
                 sources[source] = (version, known.offer)
             }
+            readingSource = nil
+            state.broadcast()
         }
     }
 
     /// A change of `source` to write, if `newVersion` (given the version the slot knows
     /// of) says so: it waits, unless one of `source` waits already, and a write is
     /// scheduled if none is.
+    ///
+    /// An offer (`afterItsRead`) names a version it read: it first waits for a write that
+    /// is reading `source`'s value to say which version it read. Otherwise an offer between
+    /// that read and `wrote(_:from:)` took the version being written for a new change, and
+    /// wrote it again (two reports of one failed write: a flush racing the background
+    /// write, a value going while its change is written). The wait is for a few
+    /// instructions and no user code: the read takes the value's lock, or waits for the
+    /// last value `valueWent` sets before it offers.
     private func take(
         from source: ObjectIdentifier, _ encode: () -> @Sendable () throws -> Data,
-        newVersion: (UInt64) -> UInt64?
+        afterItsRead: Bool = false, newVersion: (UInt64) -> UInt64?
     ) {
         var replaced: (@Sendable () throws -> Data)?
         let mustSchedule: Bool = state.withLock {
+            while afterItsRead, readingSource == source {
+                state.wait()
+            }
             guard let known = sources[source], let version = newVersion(known.version),
                 unreadSource != source || pending != nil
             else {
