@@ -106,8 +106,19 @@ final class PersistedSlot: @unchecked Sendable {
     func offer(
         from source: ObjectIdentifier, version: UInt64, _ encode: () -> @Sendable () throws -> Data
     ) {
-        take(from: source, encode, afterItsRead: true) { known in
-            guard version > known else { return nil }
+        take(from: source, encode) { _ in
+            // Called holding `state`. An offer names a version it read: it first waits for
+            // a write that is reading `source`'s value to say which version it read, then
+            // compares with that. Otherwise an offer between that read and
+            // `wrote(_:from:)` took the version being written for a new change, and wrote
+            // it again (two reports of one failed write: a flush racing the background
+            // write, a value going while its change is written). The wait is for a few
+            // instructions and no user code: the read takes the value's lock, or waits for
+            // the last value `valueWent` sets before it offers.
+            while readingSource == source {
+                state.wait()
+            }
+            guard let known = sources[source]?.version, version > known else { return nil }
             return version
         }
     }
@@ -154,24 +165,14 @@ final class PersistedSlot: @unchecked Sendable {
 
     /// A change of `source` to write, if `newVersion` (given the version the slot knows
     /// of) says so: it waits, unless one of `source` waits already, and a write is
-    /// scheduled if none is.
-    ///
-    /// An offer (`afterItsRead`) names a version it read: it first waits for a write that
-    /// is reading `source`'s value to say which version it read. Otherwise an offer between
-    /// that read and `wrote(_:from:)` took the version being written for a new change, and
-    /// wrote it again (two reports of one failed write: a flush racing the background
-    /// write, a value going while its change is written). The wait is for a few
-    /// instructions and no user code: the read takes the value's lock, or waits for the
-    /// last value `valueWent` sets before it offers.
+    /// scheduled if none is. `newVersion` is called holding `state` (and may wait on it),
+    /// before the checks that follow it read the slot's state.
     private func take(
         from source: ObjectIdentifier, _ encode: () -> @Sendable () throws -> Data,
-        afterItsRead: Bool = false, newVersion: (UInt64) -> UInt64?
+        newVersion: (UInt64) -> UInt64?
     ) {
         var replaced: (@Sendable () throws -> Data)?
         let mustSchedule: Bool = state.withLock {
-            while afterItsRead, readingSource == source {
-                state.wait()
-            }
             guard let known = sources[source], let version = newVersion(known.version),
                 unreadSource != source || pending != nil
             else {
