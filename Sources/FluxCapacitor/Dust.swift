@@ -138,7 +138,7 @@ public class Dust: @unchecked Sendable {
         case .rare(let rare):
             finishCleaning(rare)
         case .cleaned:
-            preconditionFailure("Dust: internal inconsistency: a dust cleaned twice")
+            fatalError("Dust: internal inconsistency: a dust cleaned twice")
         }
         if let buster {
             buster.remove(self)
@@ -227,7 +227,7 @@ public class Dust: @unchecked Sendable {
             state = .rare(rare)
             return rare
         case .cleaned:
-            preconditionFailure("Dust: internal inconsistency: more busters for a cleaned dust")
+            fatalError("Dust: internal inconsistency: more busters for a cleaned dust")
         }
     }
 

@@ -154,7 +154,7 @@ public final class InFlightTask: Dust, @unchecked Sendable, Hashable {
         typealias Begun = (cancelledAlready: Task<Void, Never>?, waiting: [UnsafeContinuation<Void, Never>])
         let (cancelledAlready, waiting) = withPhase { phase -> Begun in
             guard case .starting(let waiting) = phase else {
-                preconditionFailure("InFlightTask: internal inconsistency: its work began twice")
+                fatalError("InFlightTask: internal inconsistency: its work began twice")
             }
             let task = Task {
                 await operation(self)

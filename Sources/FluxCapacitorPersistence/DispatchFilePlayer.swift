@@ -136,10 +136,11 @@ public final class DispatchFilePlayer {
         maximumLineLength: Int,
         notDecodable: [String] = []
     ) {
-        precondition(
-            Set(types.map(\.name)).count == types.count,
-            "DispatchFilePlayer: two played types have one name. Give each the name it was recorded with, "
-                + ".state(_:named:).")
+        guard Set(types.map(\.name)).count == types.count else {
+            fatalError(
+                "DispatchFilePlayer: two played types have one name. Give each the name it was recorded with, "
+                    + ".state(_:named:).")
+        }
         self.file = file
         self.types = Dictionary(uniqueKeysWithValues: types.map { ($0.name, $0) })
         self.skipped = skipped

@@ -232,10 +232,11 @@ public final class DispatchFileRecorder: Sendable {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
         }
     ) throws(DispatchRecordingError) {
-        precondition(
-            Set(types.map(\.name)).count == types.count,
-            "DispatchFileRecorder: two recorded types have one name. Give each a name of its own with "
-                + ".state(_:named:).")
+        guard Set(types.map(\.name)).count == types.count else {
+            fatalError(
+                "DispatchFileRecorder: two recorded types have one name. Give each a name of its own with "
+                    + ".state(_:named:).")
+        }
         self.file = file
         let core = try RecordingCore(
             url: file, limit: limit, types: types, bufferCapacity: max(bufferCapacity, 1), dispatcher: dispatcher,

@@ -203,10 +203,11 @@ public final class DispatchReplay {
         maximumLineLength: Int = 16 << 20,
         reportingTo reporter: IssueReporter = .automatic
     ) {
-        precondition(
-            Set(types.map(\.name)).count == types.count,
-            "DispatchReplay: two replayed types have one name. Give each the name it was recorded with, "
-                + ".state(_:named:).")
+        guard Set(types.map(\.name)).count == types.count else {
+            fatalError(
+                "DispatchReplay: two replayed types have one name. Give each the name it was recorded with, "
+                    + ".state(_:named:).")
+        }
         self.file = file
         self.types = types
         self.skipped = skipped

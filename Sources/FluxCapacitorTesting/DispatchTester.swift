@@ -220,9 +220,11 @@ public final class DispatchTester<State: DispatchState & Equatable> {
         at location: CallLocation,
         isolation: isolated (any Actor)? = #isolation
     ) async {
-        precondition(
-            !isFinished,
-            "DispatchTester: receive(_:) after assertAllReceived(). Assert every dispatch before ending the tester.")
+        guard !isFinished else {
+            fatalError(
+                "DispatchTester: receive(_:) after assertAllReceived(). "
+                    + "Assert every dispatch before ending the tester.")
+        }
         await dispatches.assertNext(
             is: expected, awaited: "the dispatch", timeout: timeout ?? settings.timeout, settings: settings,
             at: location)
@@ -312,8 +314,9 @@ public final class DispatchTester<State: DispatchState & Equatable> {
         line: UInt = #line,
         column: UInt = #column
     ) {
-        precondition(
-            !isFinished, "DispatchTester: assertAllReceived() was called twice. End a tester once.")
+        guard !isFinished else {
+            fatalError("DispatchTester: assertAllReceived() was called twice. End a tester once.")
+        }
         finish(at: CallLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 

@@ -168,6 +168,33 @@ struct DriftTests {
             """)
     }
 
+    // MARK: Traps that say why
+
+    /// A misuse trap names the type and the fix, in every build: the library traps with
+    /// `fatalError`, since `precondition` and `preconditionFailure` print no message in an
+    /// `-O` build (Swift's documentation of their `message`: "A string to print ... in a
+    /// playground or `-Onone` build"), so an app's release build would stop with no word
+    /// of why.
+    @Test(arguments: ["FluxCapacitor", "FluxCapacitorPersistence", "FluxCapacitorTesting"])
+    func everyTrapOfTheLibraryPrintsItsMessageInEveryBuild(module: String) throws {
+        var silent: [String] = []
+        var traps = 0
+        for path in try CodeSamples.files(under: "Sources/\(module)") where path.hasSuffix(".swift") {
+            for (number, line) in try CodeSamples.text(of: path).split(separator: "\n").enumerated() {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                guard !code.hasPrefix("//") else { continue }
+                if code.contains(/\b(precondition|preconditionFailure|assertionFailure)\(/) {
+                    silent.append("\(path):\(number + 1)")
+                }
+                if code.contains("fatalError(") {
+                    traps += 1
+                }
+            }
+        }
+        #expect(silent.isEmpty, "trap with fatalError (a message in every build) instead: \(silent)")
+        #expect(traps > 0)
+    }
+
     // MARK: Code that fits DocC's page
 
     /// The widest line a code block may have: DocC cuts longer lines off in a 1,280-pixel

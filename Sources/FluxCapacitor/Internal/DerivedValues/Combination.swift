@@ -131,7 +131,7 @@ final class Combination: @unchecked Sendable {
     }
 
     private func changedByItsOwnTransform(_ index: Int) -> Never {
-        preconditionFailure(
+        fatalError(
             "\(names.value)(combining:) is a cycle: its transform changed its own source \(index + 1), "
                 + "\(names.sources[index]), so it would be recomputed again and again. A transform "
                 + "computes a value from its sources; change sources in reduce(with:), or observe the "
@@ -139,7 +139,7 @@ final class Combination: @unchecked Sendable {
     }
 
     private func changedInAnotherDispatchersDispatch(_ index: Int) -> Never {
-        preconditionFailure(
+        fatalError(
             "\(names.value)(combining:) belongs to \(dispatcher.nameForMessages) (the one current "
                 + "where it was made), but its source \(index + 1), \(names.sources[index]), changed in a "
                 + "dispatch of \(Dispatcher.current.nameForMessages). Recomputing it there would take its "

@@ -204,7 +204,7 @@ final class KeyedValues<Key: Hashable & Sendable, Value: Sendable>: @unchecked S
     /// FluxCapacitorPersistence).
     func observeChanges(_ changed: @escaping @Sendable () -> Void) -> Dust {
         guard let changes else {
-            preconditionFailure(
+            fatalError(
                 "KeyedValues: internal inconsistency: changes observed of a dictionary that tells of none")
         }
         return changes.observeChanges(on: .current) { changed() }

@@ -135,7 +135,7 @@ enum LockRank: UInt8, Sendable {
         if rank == .dispatcher {
             let other = cflux_dispatcher_order_check(address, rank.rawValue)
             if other != 0 {
-                preconditionFailure(
+                fatalError(
                     "FluxCapacitor internal inconsistency (lock order): two dispatchers nest both ways: the "
                         + "dispatcher with mutex \(String(address, radix: 16)) is taken while holding the one "
                         + "with mutex \(String(other, radix: 16)), which was taken while holding it before. "
@@ -147,7 +147,7 @@ enum LockRank: UInt8, Sendable {
         let conflict = cflux_held_locks_push(address, rank.rawValue, rank == .dispatcher)
         guard conflict >= 0 else { return }
         let held = LockRank(rawValue: cflux_held_lock_rank(conflict)).map(\.name) ?? "an unknown lock"
-        preconditionFailure(
+        fatalError(
             "FluxCapacitor internal inconsistency (lock order): \(rank.name) (rank \(rank.rawValue)) taken "
                 + "while holding \(held) (rank \(cflux_held_lock_rank(conflict))). "
                 + "See \"Lock order\" in Sources/FluxCapacitor/Internal/README.md.")

@@ -114,7 +114,7 @@ final class StoreRegistry: @unchecked Sendable {
         if creator != 0 {
             mutex.unlock()
             // Stores are made with the dispatcher held, so only this thread can be making it.
-            preconditionFailure(
+            fatalError(
                 "\(Store.self).init() led to \(Store.self).instantiate() on the same thread. "
                     + "A store cannot instantiate itself while it is being made: "
                     + "remove the call, or move it out of init().")

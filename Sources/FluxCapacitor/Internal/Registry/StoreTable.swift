@@ -128,7 +128,9 @@ struct StoreTable {
         let mask = capacity &- 1
         var index = home(of: key)
         while storage.key(in: index) != 0 {
-            precondition(storage.key(in: index) != key, "StoreTable: a store type was inserted twice")
+            guard storage.key(in: index) != key else {
+                fatalError("StoreTable: a store type was inserted twice")
+            }
             index = (index &+ 1) & mask
         }
         storage.fill(index, key: key, word: word, creator: creator)
@@ -364,20 +366,24 @@ extension StoreTable {
     /// growth, so its cost per insert stays constant (amortized). Compiled in only with
     /// `FLUXCAPACITOR_INTERNAL_CHECKS` (see Internal/README.md).
     func _checkInvariants() {
-        precondition(
+        guard
             capacity >= 16 && capacity & (capacity - 1) == 0 && 1 << (64 - shift) == capacity
-                && storage.header == capacity,
-            "StoreTable: internal inconsistency: \(capacity) buckets with shift \(shift), storage of \(storage.header)")
+                && storage.header == capacity
+        else {
+            fatalError(
+                "StoreTable: internal inconsistency: \(capacity) buckets with shift \(shift), "
+                    + "storage of \(storage.header)")
+        }
         let used = buckets
-        precondition(
-            used.count == count && count * 2 <= capacity,
-            "StoreTable: internal inconsistency: count \(count), \(used.count) buckets used of \(capacity)")
-        precondition(
-            Set(used.map { storage.key(in: $0) }).count == used.count,
-            "StoreTable: internal inconsistency: a store type is in two buckets")
-        precondition(
-            storage.loadRetiredFlag() <= 1,
-            "StoreTable: internal inconsistency: retired flag \(storage.loadRetiredFlag())")
+        guard used.count == count && count * 2 <= capacity else {
+            fatalError("StoreTable: internal inconsistency: count \(count), \(used.count) buckets used of \(capacity)")
+        }
+        guard Set(used.map { storage.key(in: $0) }).count == used.count else {
+            fatalError("StoreTable: internal inconsistency: a store type is in two buckets")
+        }
+        guard storage.loadRetiredFlag() <= 1 else {
+            fatalError("StoreTable: internal inconsistency: retired flag \(storage.loadRetiredFlag())")
+        }
         for index in 0..<capacity {
             _checkBucket(index)
         }
@@ -388,17 +394,18 @@ extension StoreTable {
     func _checkBucket(_ index: Int) {
         let key = storage.key(in: index)
         guard key != 0 else {
-            precondition(
-                storage.creator(in: index) == 0 && storage.loadWord(in: index) == 0,
-                "StoreTable: internal inconsistency: empty bucket \(index) has a creator or a store")
+            guard storage.creator(in: index) == 0 && storage.loadWord(in: index) == 0 else {
+                fatalError("StoreTable: internal inconsistency: empty bucket \(index) has a creator or a store")
+            }
             return
         }
         var probe = home(of: key)
         while probe != index {
-            precondition(
-                storage.key(in: probe) != 0 && storage.key(in: probe) != key,
-                "StoreTable: internal inconsistency: bucket \(index) is not the first of its type "
-                    + "reachable from its home bucket \(home(of: key)) (bucket \(probe))")
+            guard storage.key(in: probe) != 0 && storage.key(in: probe) != key else {
+                fatalError(
+                    "StoreTable: internal inconsistency: bucket \(index) is not the first of its type "
+                        + "reachable from its home bucket \(home(of: key)) (bucket \(probe))")
+            }
             probe = (probe + 1) & (capacity - 1)
         }
     }

@@ -107,25 +107,25 @@ extension FIFO {
     /// `FLUXCAPACITOR_INTERNAL_CHECKS` (see Internal/README.md).
     func _checkInvariants() {
         let capacity = slots.count
-        precondition(
-            capacity & (capacity &- 1) == 0,
-            "FIFO: internal inconsistency: \(capacity) slots is not a power of two")
-        precondition(
-            count >= 0 && count <= capacity && (capacity == 0 ? head == 0 : head < capacity),
-            "FIFO: internal inconsistency: head \(head), count \(count), \(capacity) slots")
+        guard capacity & (capacity &- 1) == 0 else {
+            fatalError("FIFO: internal inconsistency: \(capacity) slots is not a power of two")
+        }
+        guard count >= 0 && count <= capacity && (capacity == 0 ? head == 0 : head < capacity) else {
+            fatalError("FIFO: internal inconsistency: head \(head), count \(count), \(capacity) slots")
+        }
         guard capacity > 0 else {
             return
         }
         let mask = capacity &- 1
         if count > 0 {
-            precondition(
-                slots[head] != nil && slots[(head &+ count &- 1) & mask] != nil,
-                "FIFO: internal inconsistency: a waiting slot is empty (head \(head), count \(count))")
+            guard slots[head] != nil && slots[(head &+ count &- 1) & mask] != nil else {
+                fatalError("FIFO: internal inconsistency: a waiting slot is empty (head \(head), count \(count))")
+            }
         }
         if count < capacity {
-            precondition(
-                slots[(head &+ count) & mask] == nil && slots[(head &+ capacity &- 1) & mask] == nil,
-                "FIFO: internal inconsistency: a free slot is filled (head \(head), count \(count))")
+            guard slots[(head &+ count) & mask] == nil && slots[(head &+ capacity &- 1) & mask] == nil else {
+                fatalError("FIFO: internal inconsistency: a free slot is filled (head \(head), count \(count))")
+            }
         }
     }
     #else

@@ -255,13 +255,13 @@ extension ObserverCore {
         machine._checkInvariants()
         let word = lock.loadRound()
         if word & Self.loneFirstDeliveryBit != 0 {
-            precondition(
-                !machine.isHandedOver && machine.firstDeliveries.isEmpty,
-                "ObserverCore: internal inconsistency: a lone first delivery beside a round or another")
+            guard !machine.isHandedOver && machine.firstDeliveries.isEmpty else {
+                fatalError("ObserverCore: internal inconsistency: a lone first delivery beside a round or another")
+            }
         } else if machine.isHandedOver {
-            precondition(
-                word & Self.handedOverBit != 0,
-                "ObserverCore: internal inconsistency: work handed over without the round word's bit")
+            guard word & Self.handedOverBit != 0 else {
+                fatalError("ObserverCore: internal inconsistency: work handed over without the round word's bit")
+            }
         }
     }
     #else

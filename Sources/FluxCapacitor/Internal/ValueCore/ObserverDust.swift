@@ -23,7 +23,7 @@ class ObserverDust: Dust, @unchecked Sendable {
     override final func cleanUp(link: CoreLock?) {
         // (`link` is never nil here: an observer's dust is made with one.)
         if link?.isHeldByCurrentThread == true {
-            preconditionFailure(
+            fatalError(
                 "An observer of a Variable was cleaned while that Variable's value was being changed "
                     + "in place on the same thread (the closure of `variable.update { }` cleaned it). "
                     + "Clean it after the update.")

@@ -154,9 +154,11 @@ struct ObserverSlab {
         let oldCapacity = old?.counts.pointee.capacity ?? 0
         let capacity = Swift.max(4, oldCapacity * 2)
         // (As `UInt`: on 32-bit platforms, watchOS's arm64_32, `Int` cannot hold `Index.max`.)
-        precondition(
-            UInt(bitPattern: capacity) <= UInt(Index.max),
-            "A value has more than \(UInt(Index.max) / 2 + 1) observers; FluxCapacitor counts observers in 32 bits.")
+        guard UInt(bitPattern: capacity) <= UInt(Index.max) else {
+            fatalError(
+                "A value has more than \(UInt(Index.max) / 2 + 1) observers; "
+                    + "FluxCapacitor counts observers in 32 bits.")
+        }
         let grown = unsafeDowncast(
             Buffer.create(minimumCapacity: capacity) { _ in
                 Counts(count: old?.counts.pointee.count ?? 0, live: old?.counts.pointee.live ?? 0, capacity: capacity)
@@ -177,10 +179,11 @@ extension ObserverSlab {
     func _checkInvariants() {
         guard let buffer else { return }
         let counts = buffer.counts.pointee
-        precondition(
-            0 <= counts.live && counts.live <= counts.count && counts.count <= counts.capacity,
-            "ObserverSlab: internal inconsistency: counts (live \(counts.live), count \(counts.count), "
-                + "capacity \(counts.capacity))")
+        guard 0 <= counts.live && counts.live <= counts.count && counts.count <= counts.capacity else {
+            fatalError(
+                "ObserverSlab: internal inconsistency: counts (live \(counts.live), count \(counts.count), "
+                    + "capacity \(counts.capacity))")
+        }
         var found = 0
         for range in Self.slotsToCheck(count: counts.count, live: counts.live) {
             for slot in range {
@@ -188,14 +191,15 @@ extension ObserverSlab {
                 found += 1
                 // The slab holds a +1 reference to each observer in it.
                 let place = reference.takeUnretainedValue().place
-                precondition(
-                    place == .inSlab(Index(slot)) || place == .leaving(Index(slot)),
-                    "ObserverSlab: internal inconsistency: an observer in slot \(slot) thinks it is \(place)")
+                guard place == .inSlab(Index(slot)) || place == .leaving(Index(slot)) else {
+                    fatalError(
+                        "ObserverSlab: internal inconsistency: an observer in slot \(slot) thinks it is \(place)")
+                }
             }
         }
-        precondition(
-            counts.count > Self.wholeCheckLimit || found == counts.live,
-            "ObserverSlab: internal inconsistency: \(found) observers, \(counts.live) counted")
+        guard counts.count > Self.wholeCheckLimit || found == counts.live else {
+            fatalError("ObserverSlab: internal inconsistency: \(found) observers, \(counts.live) counted")
+        }
     }
     #else
     func _checkInvariants() {}

@@ -289,7 +289,7 @@ class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Sendable {
         if held == Unmanaged.passUnretained(self).toOpaque() {
             accessedWhileBeingModified()
         }
-        preconditionFailure(
+        fatalError(
             "Variable<\(Element.self)> was changed in place while another variable was being changed in "
                 + "place on the same thread, inside a dispatch (for example `swap(&a.value, &b.value)` in "
                 + "`reduce(with:)`). In a dispatch an in-place change holds its variable until it ends, and "
@@ -310,7 +310,7 @@ class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Sendable {
 
     @usableFromInline
     final func accessedWhileBeingModified() -> Never {
-        preconditionFailure(
+        fatalError(
             "Variable<\(Element.self)> was read, set or observed while its value was being changed in "
                 + "place on the same thread: the closure of `variable.update { }`, or code run inside an "
                 + "in-place change in a dispatch (the closure of `variable.value.removeAll(where:)`, a "
@@ -391,7 +391,7 @@ class ValueCore<Element: Sendable>: DeliveryCore<Element>, @unchecked Sendable {
         _checkInvariants()
         lock.unlock()
         guard let handler = record.handler else {
-            preconditionFailure("FluxCapacitor internal inconsistency: a new observer without a handler")
+            fatalError("FluxCapacitor internal inconsistency: a new observer without a handler")
         }
         if action == .deliverFirstValueInOwnRound {
             handler(first)
@@ -464,7 +464,7 @@ class DeliveryCore<Element: Sendable>: ObserverCore, @unchecked Sendable {
     @usableFromInline
     static func element(of waiting: ValueCoreStateMachine.WaitingValue) -> Element {
         guard let element = waiting.value as? Element else {
-            preconditionFailure("DeliveryCore: internal inconsistency: a waiting value is not a \(Element.self)")
+            fatalError("DeliveryCore: internal inconsistency: a waiting value is not a \(Element.self)")
         }
         return element
     }
@@ -728,7 +728,7 @@ final class MailboxObserverRecord<Element: Sendable>: ObserverRecord<Element>, @
         let mailbox: Mailbox<Element>
         switch queue {
         case .current:
-            preconditionFailure("MailboxObserverRecord: internal inconsistency: an observer on .current")
+            fatalError("MailboxObserverRecord: internal inconsistency: an observer on .current")
         case .main: mailbox = Mailbox(target: nil)
         case .queue(let target): mailbox = Mailbox(target: target)
         }

@@ -467,7 +467,7 @@ struct ValueCoreStateMachine {
         }
         // From the end: the observer that observed last is the likeliest.
         guard let index = firstDeliveries.lastIndex(where: { $0.observer == id }) else {
-            preconditionFailure(
+            fatalError(
                 "ValueCoreStateMachine: internal inconsistency: a first delivery that was never started")
         }
         if observer.isObserving && firstDeliveries[index].queued != nil {
@@ -486,7 +486,7 @@ struct ValueCoreStateMachine {
     /// than empty).
     private mutating func nextQueued(at index: Int) -> NextOfFirstDeliveryAction {
         guard let queued = firstDeliveries[index].queued, let next = queued.values.popFirst() else {
-            preconditionFailure(
+            fatalError(
                 "ValueCoreStateMachine: internal inconsistency: an empty queue behind a first value")
         }
         if queued.values.isEmpty {
@@ -508,15 +508,15 @@ extension ValueCoreStateMachine {
         if case .handedOver(let work) = state {
             for observer in work.leaves.prefix(8) + work.leaves.suffix(8) {
                 guard case .leaving = observer.place else {
-                    preconditionFailure(
+                    fatalError(
                         "ValueCoreStateMachine: internal inconsistency: a leaving observer not marked so")
                 }
             }
         }
         for (index, first) in firstDeliveries.prefix(16).enumerated() {
-            precondition(
-                !firstDeliveries[..<index].contains { $0.observer == first.observer },
-                "ValueCoreStateMachine: internal inconsistency: two first deliveries of one observer")
+            guard !firstDeliveries[..<index].contains(where: { $0.observer == first.observer }) else {
+                fatalError("ValueCoreStateMachine: internal inconsistency: two first deliveries of one observer")
+            }
         }
     }
     #else

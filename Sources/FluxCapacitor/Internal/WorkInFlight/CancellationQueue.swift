@@ -45,7 +45,9 @@ enum CancellationQueue {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let result = pthread_key_create(&key, nil)
-        precondition(result == 0, "FluxCapacitor: no thread-specific key for InFlightTasks (error \(result))")
+        guard result == 0 else {
+            fatalError("FluxCapacitor: no thread-specific key for InFlightTasks (error \(result))")
+        }
         return key
     }()
 

@@ -46,7 +46,7 @@ class Persister: @unchecked Sendable {
     /// What a write calls: it reads the value, tells the slot which version it read, and
     /// encodes it.
     func makeWrite() -> @Sendable () throws -> Data {
-        preconditionFailure("Persister: internal inconsistency: makeWrite() of the base class")
+        fatalError("Persister: internal inconsistency: makeWrite() of the base class")
     }
 }
 

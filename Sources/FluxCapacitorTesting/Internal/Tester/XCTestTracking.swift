@@ -97,7 +97,9 @@ struct XCTestTimeline {
     /// Keeps what to say about a failure given to `XCTFail` before the first event, in
     /// case no test took it.
     mutating func keepUnconfirmed(_ messageIfNoTest: String) {
-        precondition(beginning == .unknown, "XCTestTimeline: a failure kept unconfirmed after the first event.")
+        guard beginning == .unknown else {
+            fatalError("XCTestTimeline: a failure kept unconfirmed after the first event.")
+        }
         unconfirmed.append(messageIfNoTest)
     }
 

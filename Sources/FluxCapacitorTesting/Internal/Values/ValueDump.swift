@@ -83,7 +83,7 @@ indirect enum ValueDump: Equatable {
             return singleLine
         }
         guard case .compound(let open, _, let close, _) = self else {
-            preconditionFailure("ValueDump: a value with no single line must be compound")
+            fatalError("ValueDump: a value with no single line must be compound")
         }
         return open + "…" + close
     }
@@ -97,7 +97,7 @@ indirect enum ValueDump: Equatable {
             return [prefix + singleLine + suffix]
         }
         guard case .compound(let open, let children, let close, _) = self else {
-            preconditionFailure("ValueDump: a value with no single line must be compound")
+            fatalError("ValueDump: a value with no single line must be compound")
         }
         var lines = [prefix + open]
         for (index, child) in children.enumerated() {
