@@ -78,6 +78,40 @@ struct PersistenceFaultTests {
         #expect((try? storage.read("raced")).map { String(decoding: $0, as: UTF8.self) } == "\(rounds)")
     }
 
+    /// The same on a thread that flushes: its write's read holds the core while the value
+    /// is encoded; the variable goes on another thread meanwhile. The read's hold used to
+    /// be let go of at the end of the write, inside the slot's write lock, and so could be
+    /// the last (a review found it; a slow `encode(to:)` widens the window).
+    @Test func aVariableLetGoOfWhileAFlushWritesItDoesNotDeadlockTheFlush() {
+        let storage = InMemoryStorage(coalescingInterval: .seconds(3_600))
+        let rounds = 1_000
+        let done = DispatchSemaphore(value: 0)
+        let flusher = Thread {
+            for round in 1...rounds {
+                let made = DispatchSemaphore(value: 0)
+                let go = DispatchSemaphore(value: 0)
+                let owner = Thread {
+                    var variable: Variable<SlowlyEncoded>? = Variable(
+                        SlowlyEncoded(value: 0), persistedAs: "raced", in: storage)
+                    variable?.value = SlowlyEncoded(value: round)
+                    made.signal()
+                    go.wait()
+                    usleep(UInt32(round % 4) * 60)
+                    variable = nil
+                }
+                owner.start()
+                made.wait()
+                go.signal()
+                storage.flush()
+            }
+            done.signal()
+        }
+        flusher.start()
+        #expect(done.wait(timeout: .now() + .seconds(60)) == .success, "a flush deadlocked")
+        storage.flush()
+        #expect((try? storage.read("raced")).map { String(decoding: $0, as: UTF8.self) } == "\(rounds)")
+    }
+
     // MARK: 1. What could not be read is never written over
 
     @Test func aSlotThatCannotBeReadIsLeftAsItIsAndNeverWrittenOver() {
@@ -418,4 +452,21 @@ struct PersistenceFaultTests {
         #expect(file == "42")
     }
     #endif
+}
+
+/// An `Int` whose encoding takes a while (200 µs), as a large value's does.
+private struct SlowlyEncoded: Codable, Equatable, Sendable {
+    var value: Int
+
+    init(value: Int) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        value = try decoder.singleValueContainer().decode(Int.self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        usleep(200)
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
 }

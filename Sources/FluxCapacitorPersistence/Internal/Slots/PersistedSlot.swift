@@ -60,6 +60,11 @@ final class PersistedSlot: @unchecked Sendable {
     /// that source's value waits for the read to end, since until then nobody knows which
     /// version the write covers.
     private var readingSource: ObjectIdentifier?
+    /// The values' cores the writes' reads hold (`wrote(_:from:holding:)`), let go of
+    /// after `ioLock` and once the write is settled: the value may have gone on another
+    /// thread meanwhile, and then its core's deinit hands the last value over and flushes
+    /// this slot, which takes `ioLock` and waits for the write to be settled.
+    private var readCores: [any AnyObject & Sendable] = []
     private var isScheduled = false
     /// How many changes the slot was given.
     private var changes: UInt64 = 0
@@ -152,11 +157,15 @@ final class PersistedSlot: @unchecked Sendable {
     }
 
     /// Records that a write read `source`'s value at `version`: a later offer of that
-    /// version (a flush's) is not a change.
-    func wrote(_ version: UInt64, from source: ObjectIdentifier) {
+    /// version (a flush's) is not a change. `core`, the value's core the read holds, is
+    /// let go of once the write is settled (`takeReadCores()`).
+    func wrote(_ version: UInt64, from source: ObjectIdentifier, holding core: (any AnyObject & Sendable)?) {
         state.withLock {
             if let known = sources[source], version > known.version {
                 sources[source] = (version, known.offer)
+            }
+            if let core {
+                readCores.append(core)
             }
             readingSource = nil
             state.broadcast()
@@ -240,8 +249,10 @@ final class PersistedSlot: @unchecked Sendable {
     /// Writes the pending change, if any, and reports what went wrong.
     func writeAndReport() {
         var taken: (encode: @Sendable () throws -> Data, ticket: UInt64)?
+        var coresRead: [any AnyObject & Sendable] = []
         let error: PersistenceError? = ioLock.withLock {
             taken = takePending()
+            defer { coresRead = takeReadCores() }
             return taken.flatMap { write($0.encode) }
         }
         report((error.map { [$0] } ?? []) + notices())
@@ -250,8 +261,9 @@ final class PersistedSlot: @unchecked Sendable {
         }
         // The change holds its persister (see `Persister`): let go of it here, outside
         // every lock and once settled, since it may be the persister's last reference,
-        // whose going takes this slot's lock (`Persister.deinit`). (The write's read of the
-        // value lets go of the value's core on the queue: `Persister.makeWrite()`.)
+        // whose going takes this slot's lock (`Persister.deinit`). The same for the core
+        // the write's read held.
+        withExtendedLifetime(coresRead) {}
         withExtendedLifetime(taken) {}
     }
 
@@ -259,8 +271,10 @@ final class PersistedSlot: @unchecked Sendable {
     func readAfterPendingWrites<Value>(_ decode: (Data) throws -> Value) -> Value? {
         var errors: [PersistenceError] = []
         var taken: (encode: @Sendable () throws -> Data, ticket: UInt64)?
+        var coresRead: [any AnyObject & Sendable] = []
         let value: Value? = ioLock.withLock {
             taken = takePending()
+            defer { coresRead = takeReadCores() }
             if let taken, let error = write(taken.encode) {
                 errors.append(error)
             }
@@ -295,8 +309,20 @@ final class PersistedSlot: @unchecked Sendable {
             settle(taken.ticket)
         }
         // Let go of outside every lock, as in `writeAndReport()`.
+        withExtendedLifetime(coresRead) {}
         withExtendedLifetime(taken) {}
         return value
+    }
+
+    /// The cores this write's read held, for the caller to let go of once it holds no lock
+    /// and the write is settled (a core's deinit may flush this slot). Call with `ioLock`
+    /// held, at the end of the write: so the list holds this write's core only, and the
+    /// write's own reference to it, let go of inside the lock, is never the last.
+    private func takeReadCores() -> [any AnyObject & Sendable] {
+        state.withLock {
+            defer { readCores = [] }
+            return readCores
+        }
     }
 
     /// Takes the pending change, if any, with the ticket to settle once it is written or

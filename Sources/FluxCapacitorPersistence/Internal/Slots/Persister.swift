@@ -21,9 +21,9 @@ import Foundation
 /// on, and the persister writes what is pending at once (on the background queue when the
 /// value goes inside a dispatch: see `valueWent(_:)`). A change waiting to be written holds
 /// the persister, so that it can read that last value; the persister holds neither the
-/// value nor its core. A write's read holds the core for a moment, and lets go of it after
-/// the write, on the queue: the last release of a core runs its deinit, which flushes the
-/// slot and so must not run inside the write.
+/// value nor its core. A write's read holds the core, and the slot lets go of it once the
+/// write is settled: the last release of a core runs its deinit, which flushes the slot and
+/// so must not run inside the write.
 class Persister: @unchecked Sendable {
     // Sendable: immutable; `slot` is Sendable.
     let slot: PersistedSlot
@@ -85,14 +85,12 @@ final class TypedPersister<Element: Codable & Sendable>: Persister, @unchecked S
         { [self] in
             slot.willRead(from: ObjectIdentifier(self))
             let (value, version, core) = currentValue()
-            slot.wrote(version, from: ObjectIdentifier(self))
-            if let core {
-                // This runs holding the slot's write lock. The variable may have gone on
-                // another thread since the read: then this is its core's last reference,
-                // whose deinit hands the last value over and flushes this slot, taking
-                // that lock again. Let go of it after this write, on the queue.
-                SlotRegistry.queue.async { withExtendedLifetime(core) {} }
-            }
+            // This runs holding the slot's write lock. The variable may go on another
+            // thread meanwhile: then the core the read holds is its last reference, whose
+            // deinit hands the last value over and flushes this slot, taking that lock
+            // again. The slot keeps the core until the write is settled, so that this
+            // closure's own reference is never the last.
+            slot.wrote(version, from: ObjectIdentifier(self), holding: core)
             return try PersistedSlot.encoder.encode(value)
         }
     }
