@@ -307,6 +307,35 @@ struct PersistenceTests {
         #expect(roundsNotReportedOnce == 0)
     }
 
+    /// Two live values persisted in one slot (a store made again while the previous one
+    /// is still alive): the slot holds the value changed last. A flush asks each value for
+    /// its current version, in no set order; the value whose change the other's had
+    /// replaced looked new again, and its older value was written over the newer one.
+    @Test func twoValuesInOneSlotEndWithTheOneChangedLast() {
+        var wrong: [Int] = []
+        // Kept, so that each round's values are new objects at new addresses, and the
+        // flush asks them in both orders over the rounds.
+        var kept: [Variable<Int>] = []
+        for round in 1...200 {
+            let storage = InMemoryStorage(coalescingInterval: .seconds(3_600))
+            let first = Variable(0, persistedAs: "shared", in: storage)
+            let second = Variable(0, persistedAs: "shared", in: storage)
+            kept += [first, second]
+            first.value = round
+            second.value = -round
+            storage.flush()
+            if storage.contents(of: "shared") != Data("\(-round)".utf8) {
+                wrong.append(round)
+            }
+            first.value = round + 1_000
+            storage.flush()
+            if storage.contents(of: "shared") != Data("\(round + 1_000)".utf8) {
+                wrong.append(round)
+            }
+        }
+        #expect(wrong.isEmpty, "the slot did not hold the value changed last in rounds \(wrong)")
+    }
+
     @Test func aStaleTemporaryFileOfACrashedWriteDoesNotMatter() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

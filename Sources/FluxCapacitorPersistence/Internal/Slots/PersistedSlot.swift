@@ -60,6 +60,13 @@ final class PersistedSlot: @unchecked Sendable {
     /// that source's value waits for the read to end, since until then nobody knows which
     /// version the write covers.
     private var readingSource: ObjectIdentifier?
+    /// The values whose last change another value's replaced (two live values in one
+    /// slot: a store made again while the previous one is alive). A flush's offer of such a
+    /// value only notes its version: taken for a new change, it wrote the older value over
+    /// the newer one. Its next change heard by its observer (`noteChange`) ends this. What
+    /// it leaves: a change of such a value whose observer has not run when a flush asks is
+    /// written when the observer runs, not by that flush.
+    private var superseded: Set<ObjectIdentifier> = []
     /// The values' cores the writes' reads hold (`wrote(_:from:holding:)`), let go of
     /// after `ioLock` and once the write is settled: the value may have gone on another
     /// thread meanwhile, and then its core's deinit hands the last value over and flushes
@@ -101,7 +108,10 @@ final class PersistedSlot: @unchecked Sendable {
     }
 
     func removeSource(_ source: ObjectIdentifier) {
-        _ = state.withLock { sources.removeValue(forKey: source) }
+        state.withLock {
+            sources[source] = nil
+            superseded.remove(source)
+        }
     }
 
     /// A change of `source`'s value, at `version`, to write; ignored unless it is newer
@@ -124,6 +134,13 @@ final class PersistedSlot: @unchecked Sendable {
                 state.wait()
             }
             guard let known = sources[source]?.version, version > known else { return nil }
+            guard !superseded.contains(source) else {
+                // This version's change was replaced by another value's, made later: it
+                // is known, not written.
+                sources[source]?.version = version
+                return nil
+            }
+            supersedeOthers(by: source)
             return version
         }
     }
@@ -140,7 +157,20 @@ final class PersistedSlot: @unchecked Sendable {
             return true
         }
         if !isWaiting {
-            take(from: source, encode) { known in known }
+            take(from: source, encode) { known in
+                superseded.remove(source)
+                supersedeOthers(by: source)
+                return known
+            }
+        }
+    }
+
+    /// Called holding `state`, by a change of `source` that `take` is about to make the
+    /// pending one: the change of another value it replaces is superseded (see
+    /// `superseded`).
+    private func supersedeOthers(by source: ObjectIdentifier) {
+        if pending != nil, let other = pendingSource, other != source {
+            superseded.insert(other)
         }
     }
 
