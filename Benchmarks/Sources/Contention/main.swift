@@ -5,6 +5,8 @@
 // a hand-written baseline of the same shape (a mutex around the value and its observer), the
 // median of several runs, their ratio, and whether every value arrived at the observer, in
 // the order each thread made them. The thread counts are 1, 2, 4 and twice the core count.
+// Then the crowded rows: CPU time per set with 32 threads per core, and with setters behind
+// a slow observer (`--filter crowded`, `--filter slowObserver`).
 //
 //   Benchmarks/contention                       # every workload
 //   Benchmarks/contention --filter set          # the workloads whose id contains "set"
@@ -493,6 +495,110 @@ if options.filters.isEmpty || options.filters.contains(where: { "graph".contains
             + "\(format(microseconds)) µs per dispatch (median of \(options.runs) runs of 1,000), "
             + "one value per dispatch at the top, right: \(right ? "yes" : "NO"); "
             + "≤ 2 ms (issue 32): \(holds ? "holds" : "DOES NOT HOLD")")
+}
+
+// MARK: - Many more threads than cores, and a slow observer: CPU time (issue 40)
+
+/// The CPU time this process has used so far (user and system, every thread), in
+/// nanoseconds.
+func processCPUNanoseconds() -> UInt64 {
+    var usage = rusage()
+    #if canImport(Glibc)
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)  // Glibc imports the constant as an enum
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    let seconds = UInt64(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+    let microseconds = UInt64(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+    return seconds * 1_000_000_000 + microseconds * 1_000
+}
+
+/// One contender's run of `setters` threads each setting a value `sets` times, its
+/// observer spending `observerMicroseconds` per value: CPU and wall nanoseconds per set
+/// (the median of the runs), and whether every value arrived, each thread's in order,
+/// one call at a time.
+func crowdedSetting(
+    setters: Int, sets: Int, observerMicroseconds: UInt32, fluxCapacitor: Bool
+) -> (cpu: Double, wall: Double, allArrived: Bool) {
+    var cpu: [Double] = []
+    var wall: [Double] = []
+    var allArrived = true
+    for _ in 0..<options.runs {
+        let arrivals = Arrivals(threads: setters)
+        let observer: @Sendable (Int) -> Void = { value in
+            arrivals.hear(value)
+            if observerMicroseconds > 0 { usleep(observerMicroseconds) }
+        }
+        let cpuBefore = processCPUNanoseconds()
+        let time: UInt64
+        if fluxCapacitor {
+            let variable = Variable(0)
+            let dust = variable.observe(ignoreFirst: true) { observer($0) }
+            time = timeThreads(setters) { thread in
+                for sequence in 0..<sets { variable.value = thread << 32 | sequence }
+            }
+            dust.clean()
+        } else {
+            let target = LockedValue(observer: observer)
+            time = timeThreads(setters) { thread in
+                for sequence in 0..<sets { target.set(thread << 32 | sequence) }
+            }
+        }
+        let total = Double(setters * sets)
+        cpu.append(Double(processCPUNanoseconds() - cpuBefore) / total)
+        wall.append(Double(time) / total)
+        allArrived = allArrived && arrivals.allArrived(setters * sets)
+    }
+    return (median(cpu), median(wall), allArrived)
+}
+
+/// The crowded rows: how much CPU a set costs when many more threads than cores set one
+/// value (a trivial observer), and when setters queue behind a slow observer (1 ms per
+/// value). A waiting setter spins a few looks, then parks (Internal/README.md, "Waiting
+/// its turn"). Each row's budget is FluxCapacitor's CPU per set at most that many times
+/// the mutex's. Behind a slow observer a mutex wakes one waiter per turn; the end of a
+/// round wakes every setter parked on the value's parking slot (slots are shared by
+/// address, so waking one could wake the wrong one), and each looks and parks again:
+/// the budget allows for that, and Benchmarks/README.md says what it costs.
+let crowdedRows: [(id: String, title: String, setters: Int, sets: Int, observerMicroseconds: UInt32, budget: Double)] =
+    [
+        ("crowdedSet", "Variable set, \(32 * cores) threads on \(cores) cores, 1 observer", 32 * cores, 20_000, 0, 1.0),
+        ("slowObserver", "Variable set, 8 threads behind a 1 ms observer", 8, 40, 1_000, 5.0),
+    ]
+
+let crowded = crowdedRows.filter { row in
+    options.filters.isEmpty || options.filters.contains(where: { row.id.contains($0) })
+}
+if !crowded.isEmpty {
+    print("")
+    let header = [
+        "crowded", "FluxCapacitor CPU (ns/set)", "mutex CPU (ns/set)", "ratio", "FluxCapacitor wall (ns/set)",
+        "mutex wall (ns/set)", "every value arrived", "budget",
+    ]
+    if options.markdown {
+        print("| " + header.joined(separator: " | ") + " |")
+        print("|" + String(repeating: " --- |", count: header.count))
+    } else {
+        print(header.joined(separator: "\t"))
+    }
+    for row in crowded {
+        let flux = crowdedSetting(
+            setters: row.setters, sets: row.sets, observerMicroseconds: row.observerMicroseconds,
+            fluxCapacitor: true)
+        let base = crowdedSetting(
+            setters: row.setters, sets: row.sets, observerMicroseconds: row.observerMicroseconds,
+            fluxCapacitor: false)
+        let ratio = flux.cpu / base.cpu
+        let holds = ratio <= row.budget
+        failed = failed || !holds || !flux.allArrived || !base.allArrived
+        let cells = [
+            row.title, format(flux.cpu), format(base.cpu), String(format: "%.2f×", ratio), format(flux.wall),
+            format(base.wall),
+            flux.allArrived && base.allArrived ? "yes" : "NO",
+            "CPU ≤ \(format(row.budget))× mutex: \(holds ? "holds" : "DOES NOT HOLD")",
+        ]
+        print(options.markdown ? "| " + cells.joined(separator: " | ") + " |" : cells.joined(separator: "\t"))
+    }
 }
 
 if options.check && failed {
