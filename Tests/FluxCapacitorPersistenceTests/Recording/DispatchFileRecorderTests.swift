@@ -202,6 +202,28 @@ struct DispatchFileRecorderTests {
         #expect(try sequences(of: file) == [1, 4])
     }
 
+    @Test func aFirstStepThatCouldNotBeEncodedIsAGapTheReplayNames() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("session.jsonl")
+        let recorder = try DispatchFileRecorder(
+            writingTo: file, recording: [.state(Dispatcher.Tally.self, named: "Tally")],
+            onError: CollectedErrors().handler)
+        TallyAction().invoke(.ratio(.nan))
+        TallyAction().invoke(.add(2))
+        recorder.stop()
+        #expect(try sequences(of: file) == [2])
+
+        // The start is from before step 1: replaying step 2 on it would end where the app
+        // never was.
+        let failures = CollectedFailures()
+        let replay = DispatchReplay(
+            contentsOf: file, decoding: [.state(Dispatcher.Tally.self, named: "Tally")], into: Dispatcher(),
+            reportingTo: failures.reporter)
+        #expect(replay.replayAll() == 0)
+        #expect(failures.messages.count == 1)
+        #expect(failures.messages.first?.contains("dispatches 1 to 1 were not recorded") == true, "\(failures.messages)")
+    }
+
     @Test func aFileThatCannotBeWrittenIsReportedOnceAndTheAppGoesOn() throws {
         let folder = try TemporaryFolder()
         // A file where the recording's folder should be.

@@ -56,6 +56,31 @@ struct RecordingRecoveryTests {
             errors.reasons.first?.hasPrefix("the file was gone (deleted, or its folder was) while recording") == true)
     }
 
+    @Test func aFolderDeletedTwiceWhileRecordingStillRefusesASecondRecorder() throws {
+        let folder = try TemporaryFolder()
+        let sessions = folder.url.appendingPathComponent("sessions")
+        let file = sessions.appendingPathComponent("session.jsonl")
+        let store = TallyStore.instantiate()
+        let recorder = try DispatchFileRecorder(
+            writingTo: file, recording: [.state(Dispatcher.Tally.self, named: "Tally")],
+            onError: CollectedErrors().handler)
+        for _ in 1...2 {
+            TallyAction().invoke(.add(1))
+            recorder.flush()
+            try FileManager.default.removeItem(at: sessions)
+            // Found gone at the next write, and made again with its lock.
+            TallyAction().invoke(.add(10))
+            recorder.flush()
+            TallyAction().invoke(.add(100))
+            recorder.flush()
+        }
+        #expect(throws: DispatchRecordingError.self, "the remade file is still this recorder's") {
+            _ = try DispatchFileRecorder(writingTo: file, recording: [.state(Dispatcher.Tally.self, named: "Tally")])
+        }
+        recorder.stop()
+        withExtendedLifetime(store) {}
+    }
+
     @Test func aSecondRecorderOnTheFileIsRefusedInThisProcessAndTheFirstGoesOn() throws {
         let folder = try TemporaryFolder()
         let file = folder.file("session.jsonl")

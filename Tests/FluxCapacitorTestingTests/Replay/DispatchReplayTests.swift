@@ -179,6 +179,36 @@ struct DispatchReplayTests {
         #expect(failures.messages.first?.contains("line 4: dispatches 2 to 4 were not recorded") == true)
     }
 
+    @Test func aFirstStepMissingAfterTheStartFailsNamingIt() throws {
+        // The start names step 1; the file's first step is 2 (step 1 did not encode).
+        let folder = try TemporaryFolder()
+        let file = try recording([RecordingText.line(2, #"{"add":{"_0":2}}"#)], in: folder)
+        let failures = CollectedFailures()
+        #expect(replay(file, failures).replayAll() == 0)
+        #expect(
+            failures.messages.first?.contains("line 3: dispatches 1 to 1 were not recorded") == true,
+            "\(failures.messages)")
+    }
+
+    @Test func aSequenceAtItsLargestFailsInsteadOfOverflowing() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("largest.jsonl")
+        let largest = UInt64.max
+        let lines = [
+            RecordingText.header(),
+            #"{"seq":\#(largest),"time":"2026-11-26T05:36:16.120Z","type":"Tally","checkpoint":true,"#
+                + #""values":{"_total":0,"_notes":[]}}"#,
+            #"{"seq":\#(largest),"time":"2026-11-26T05:36:16.123Z","type":"Tally","state":{"add":{"_0":2}}}"#,
+            RecordingText.line(1, #"{"add":{"_0":3}}"#),
+        ]
+        try Data(lines.map { $0 + "\n" }.joined().utf8).write(to: file)
+        let failures = CollectedFailures()
+        #expect(replay(file, failures).replayAll() == 1)
+        #expect(
+            failures.messages.first?.contains("line 4: the sequence goes back from \(largest) to 1") == true,
+            "\(failures.messages)")
+    }
+
     @Test func anEmptyOrMissingFileFails() throws {
         let folder = try TemporaryFolder()
         let empty = folder.file("empty.jsonl")

@@ -399,6 +399,11 @@ final class RecordingCore: DispatchTapeListener, @unchecked Sendable {
             written = appended.written
             notWritten = steps - notEncodable - written
             isWriteFailing = false
+            if appended.events.contains(.remade) {
+                // Every time: the lock file went with the folder, and a file remade without it
+                // would let a second recorder in (the report is made once).
+                relock(&errors)
+            }
             for event in appended.events where reportedEvents.insert("\(event)").inserted {
                 switch event {
                 case .remade:
@@ -406,7 +411,6 @@ final class RecordingCore: DispatchTapeListener, @unchecked Sendable {
                         failure(
                             "the file was gone (deleted, or its folder was) while recording; made it again, starting "
                                 + "from the stores' values at the next dispatch (reported once)"))
-                    relock(&errors)
                 case .madeRoom:
                     errors.append(
                         failure("the disk is full; dropped the oldest lines to keep the newest (reported once)"))

@@ -286,14 +286,21 @@ final class RecordingReader {
             throw failure("the time '\(line.time)' is not a UTC time")
         }
         guard line.isStep else {
+            if lastSequence == nil, line.seq > 0 {
+                // The values a replay starts from name the step they come before: the first
+                // step must be that one, or the steps between were not recorded (a state
+                // that did not encode, a drop), and the replay would go on from values that
+                // are not the ones it started from.
+                lastSequence = line.seq - 1
+            }
             return .values(
                 Values(
                     line: lineNumber, typeName: line.typeName, isCheckpoint: line.isCheckpoint, values: line.values,
                     unrecorded: line.unrecorded, problems: line.problems))
         }
-        if let last = lastSequence, line.seq != last + 1 {
+        if let last = lastSequence, last == .max || line.seq != last + 1 {
             let reason =
-                line.seq > last
+                last != .max && line.seq > last
                 ? "dispatches \(last + 1) to \(line.seq - 1) were not recorded (the sequence jumps from \(last) to "
                     + "\(line.seq): the recorder dropped them, falling behind or unable to encode or write them, and "
                     + "reported it)"
