@@ -221,7 +221,8 @@ struct DispatchFileRecorderTests {
             reportingTo: failures.reporter)
         #expect(replay.replayAll() == 0)
         #expect(failures.messages.count == 1)
-        #expect(failures.messages.first?.contains("dispatches 1 to 1 were not recorded") == true, "\(failures.messages)")
+        #expect(
+            failures.messages.first?.contains("dispatches 1 to 1 were not recorded") == true, "\(failures.messages)")
     }
 
     @Test func aFileThatCannotBeWrittenIsReportedOnceAndTheAppGoesOn() throws {
