@@ -328,20 +328,32 @@ final class RecordingFile {
                 throw failure
             }
             FileWriting.syncFolder(FileWriting.folder(of: path))
+            // The file at the path is the new one from here: a failure to open it leaves
+            // the next append to open it again, at the new file's end.
             close()
-            let reopened = open(path, O_WRONLY | O_CLOEXEC)
-            guard reopened >= 0 else {
-                throw FileStorageError(operation: "opening", path: path)
-            }
-            descriptor = reopened
-            identity = Self.identity(of: reopened)
+            size = data.count
+            checkpoints = kept.checkpoints
+            stepCount = total - cut.stepsBefore
+            try reopenIfClosed()
         } catch let failure as FileStorageError where failure.isFull {
-            try rewriteInPlace(kept.bytes)
+            do {
+                try rewriteInPlace(kept.bytes)
+            } catch {
+                // Halfway through the old lines: give them up, so that the file starts
+                // again, whole, at the next checkpoint (as `makeRoom` does).
+                try? rewriteInPlace([])
+                checkpoints = []
+                stepCount = 0
+                size = header.count
+                needsCheckpoint = true
+                events.append(.madeRoom)
+                throw error
+            }
+            size = data.count
+            checkpoints = kept.checkpoints
+            stepCount = total - cut.stepsBefore
             events.append(.madeRoom)
         }
-        size = data.count
-        checkpoints = kept.checkpoints
-        stepCount = total - cut.stepsBefore
     }
 
     /// On a full disk: drops the oldest lines to make room for `new`, keeping the file from
@@ -362,9 +374,10 @@ final class RecordingFile {
         let kept = try content(from: newest, new, newCheckpoints)
         do {
             try rewriteInPlace(kept.bytes)
-        } catch let again as FileStorageError where again.isFull {
-            // Even the newest checkpoint on does not fit: give up the file's lines too, so
-            // that the next checkpoint finds the room.
+        } catch {
+            // Even the newest checkpoint on does not fit (or the rewrite stopped halfway
+            // for another reason): give up the file's lines too, so that the file starts
+            // again, whole, at the next checkpoint, which finds the room.
             try? rewriteInPlace([])
             checkpoints = []
             stepCount = 0
