@@ -81,6 +81,42 @@ struct RecordingRecoveryTests {
         withExtendedLifetime(store) {}
     }
 
+    /// Two threads stop one recorder at once: neither returns before the file is closed and
+    /// its lock let go of (the one that lost the race used to return at once).
+    @Test func twoStopsAtOnceBothReturnWithTheFileLetGoOf() throws {
+        let folder = try TemporaryFolder()
+        let file = folder.file("session.jsonl")
+        let lockFile = folder.file(".session.jsonl.lock").path
+        let stillLocked = Locked(0)
+        for _ in 1...300 {
+            let recorder = try DispatchFileRecorder(
+                writingTo: file, recording: [.state(Dispatcher.Tally.self, named: "Tally")])
+            TallyAction().invoke(.add(1))
+            let go = DispatchSemaphore(value: 0)
+            let done = DispatchGroup()
+            for _ in 0..<2 {
+                done.enter()
+                Thread {
+                    go.wait()
+                    recorder.stop()
+                    // A shared lock: refused while the recorder's exclusive one is held.
+                    let descriptor = open(lockFile, O_RDONLY)
+                    if descriptor >= 0 {
+                        if flock(descriptor, LOCK_SH | LOCK_NB) != 0 {
+                            stillLocked.withLock { $0 += 1 }
+                        }
+                        close(descriptor)
+                    }
+                    done.leave()
+                }.start()
+            }
+            go.signal()
+            go.signal()
+            done.wait()
+        }
+        #expect(stillLocked.value == 0, "a stop() returned with the file still locked")
+    }
+
     @Test func aSecondRecorderOnTheFileIsRefusedInThisProcessAndTheFirstGoesOn() throws {
         let folder = try TemporaryFolder()
         let file = folder.file("session.jsonl")

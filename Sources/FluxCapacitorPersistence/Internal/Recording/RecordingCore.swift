@@ -43,8 +43,9 @@ import Darwin
 /// dispatch waits for nothing: its deinit hands the finishing to `queue`.
 final class RecordingCore: DispatchTapeListener, @unchecked Sendable {
     // Sendable: the tape's lock guards `snapshots`, `counts`, `seenUnregistered` and
-    // `unregistered` (`withTapeLock`). `file`, `recordingLock`, `encoder`, the spares, the
-    // batch and the reported flags are the writer's, used on `queue` only (serial). What
+    // `unregistered` (`withTapeLock`); `closing` guards `isFileClosed`. `file`,
+    // `recordingLock`, `encoder`, the spares, the batch and the reported flags are the
+    // writer's, used on `queue` only (serial). What
     // crosses from the dispatching thread to the writer is of recorded types, which are
     // `Sendable` (`RecordedType.state` requires it), and values of `Variable`s, which are too.
 
@@ -74,6 +75,10 @@ final class RecordingCore: DispatchTapeListener, @unchecked Sendable {
     /// Where `onError` runs, in the order the writer found the errors.
     private let reports = DispatchQueue(label: "FluxCapacitor.recorder.reports", qos: .utility)
     private let reportsKey = DispatchSpecificKey<Void>()
+    /// Guards `isFileClosed`, set once the file is closed and its lock let go of: a `stop()`
+    /// racing the one that closed the tape waits for it.
+    private let closing = NSCondition()
+    private var isFileClosed = false
     /// Held, not weakly (a weak reference gives the dispatcher a side table, and every
     /// retain of it in a dispatch the slow path); the dispatcher holds the tape, which
     /// holds this core weakly, until the recorder finishes or goes.
@@ -260,13 +265,27 @@ final class RecordingCore: DispatchTapeListener, @unchecked Sendable {
     /// the first call only. `waiting`: as `flush()`; else (a recorder let go of inside a
     /// dispatch) the writer does it later, and this returns at once.
     func finish(waiting: Bool) {
-        guard tape.close() else { return }
+        guard tape.close() else {
+            // Stopped already, maybe by another thread this moment: wait as that stop does,
+            // so that no `stop()` returns with the file still open and locked. (Not on the
+            // writer queue, where the close may be waiting behind this very call.)
+            if waiting, DispatchQueue.getSpecific(key: queueKey) == nil {
+                closing.withLock {
+                    while !isFileClosed {
+                        closing.wait()
+                    }
+                }
+                waitForReports()
+            }
+            return
+        }
         let close: @Sendable () -> Void = {
             self.write()
             self.sync()
             self.file.close()
             self.recordingLock.unlock()
             self.wake.cancel()
+            self.markClosed()
         }
         guard waiting else {
             queue.async(execute: close)
@@ -502,10 +521,22 @@ final class RecordingCore: DispatchTapeListener, @unchecked Sendable {
         }
     }
 
-    /// Stops recording because another recorder took the file.
+    /// Stops recording because another recorder took the file (on the writer queue).
     private func stop(_ error: DispatchRecordingError) {
-        _ = tape.close()
+        guard tape.close() else { return }
         file.close()
+        recordingLock.unlock()
+        // Lets go of the source's handler, which holds this core.
+        wake.cancel()
+        markClosed()
+    }
+
+    /// The file is closed and its lock let go of: wakes the `stop()`s waiting for it.
+    private func markClosed() {
+        closing.withLock {
+            isFileClosed = true
+            closing.broadcast()
+        }
     }
 
     /// Flushes the file to disk, reporting a failure.
