@@ -117,6 +117,31 @@ struct RecordingRecoveryTests {
         #expect(stillLocked.value == 0, "a stop() returned with the file still locked")
     }
 
+    /// A recorder whose folder could not be made at first, and whose file another recorder
+    /// took meanwhile, says that it stopped (it was not reported, after the folder's
+    /// failure).
+    @Test func aRecorderThatFindsItsFileTakenAtItsFirstWriteSaysSo() throws {
+        let folder = try TemporaryFolder()
+        let blocker = folder.file("sessions")
+        try Data().write(to: blocker)
+        let file = blocker.appendingPathComponent("session.jsonl")
+        let errors = CollectedErrors()
+        let first = try DispatchFileRecorder(
+            writingTo: file, recording: [.state(Dispatcher.Tally.self, named: "Tally")], onError: errors.handler)
+        // Its start written (or failed to be) before the folder can be made.
+        first.flush()
+        try FileManager.default.removeItem(at: blocker)
+        let second = try DispatchFileRecorder(
+            writingTo: file, recording: [.state(Dispatcher.Tally.self, named: "Tally")])
+        TallyAction().invoke(.add(1))
+        first.flush()
+        #expect(
+            errors.all.contains { "\($0)".contains("another recorder of this process is recording to this file") },
+            "\(errors.all)")
+        second.stop()
+        first.stop()
+    }
+
     @Test func aSecondRecorderOnTheFileIsRefusedInThisProcessAndTheFirstGoesOn() throws {
         let folder = try TemporaryFolder()
         let file = folder.file("session.jsonl")

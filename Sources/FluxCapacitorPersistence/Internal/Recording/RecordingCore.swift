@@ -435,6 +435,12 @@ final class RecordingCore: DispatchTapeListener, @unchecked Sendable {
                         failure("the disk is full; dropped the oldest lines to keep the newest (reported once)"))
                 }
             }
+        } catch let refusal as DispatchRecordingError {
+            // Another recorder took the file before this one could lock it: recording
+            // stopped (`ensureLocked`). Said whatever failed before, since nothing is tried
+            // again.
+            notWritten = steps - notEncodable
+            errors.append(refusal)
         } catch {
             notWritten = steps - notEncodable
             if !isWriteFailing {
