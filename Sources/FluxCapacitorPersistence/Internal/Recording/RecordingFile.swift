@@ -339,14 +339,8 @@ final class RecordingFile {
             do {
                 try rewriteInPlace(kept.bytes)
             } catch {
-                // Halfway through the old lines: give them up, so that the file starts
-                // again, whole, at the next checkpoint (as `makeRoom` does).
-                try? rewriteInPlace([])
-                checkpoints = []
-                stepCount = 0
-                size = header.count
-                needsCheckpoint = true
-                events.append(.madeRoom)
+                // Halfway through the old lines.
+                giveUpLines(events: &events)
                 throw error
             }
             size = data.count
@@ -376,14 +370,8 @@ final class RecordingFile {
             try rewriteInPlace(kept.bytes)
         } catch {
             // Even the newest checkpoint on does not fit (or the rewrite stopped halfway
-            // for another reason): give up the file's lines too, so that the file starts
-            // again, whole, at the next checkpoint, which finds the room.
-            try? rewriteInPlace([])
-            checkpoints = []
-            stepCount = 0
-            size = header.count
-            needsCheckpoint = true
-            events.append(.madeRoom)
+            // for another reason).
+            giveUpLines(events: &events)
             throw failure
         }
         let newSteps = total - stepCount
@@ -393,6 +381,18 @@ final class RecordingFile {
         stepCount = total - newest.stepsBefore
         events.append(.madeRoom)
         return writtenOfNew
+    }
+
+    /// Gives up the file's lines after a rewrite in place that did not finish: the file
+    /// is its header, and starts again, whole, at the next checkpoint (which finds the room
+    /// on a full disk).
+    private func giveUpLines(events: inout [Event]) {
+        try? rewriteInPlace([])
+        checkpoints = []
+        stepCount = 0
+        size = header.count
+        needsCheckpoint = true
+        events.append(.madeRoom)
     }
 
     /// Writes `content` over the file after its header, then cuts the file there: no
